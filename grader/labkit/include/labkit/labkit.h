@@ -1,0 +1,204 @@
+// labkit.h: what a lab harness is written against.
+//
+// A harness describes one problem (inputs, outputs, how to call each implementation) by deriving from
+// labkit::Problem and registering it with LABKIT_PROBLEM. The lab kit supplies main(): it talks to the
+// grader over the worker protocol (see worker_protocol.md beside the lab kit sources), builds the problem
+// for each case, poisons outputs, calls the implementation, times it and sends outputs back. The same
+// harness is linked twice: with the student's code (the candidate) and with the lab's baseline (the judge).
+//
+//   struct Matvec : labkit::Problem {
+//     std::vector<double> a, x, y; int64_t m = 0, n = 0;
+//     std::vector<std::string> variants() const override { return {"rowptr", "contiguous"}; }
+//     void setup(labkit::Case& c) override {
+//       m = c.params.integer("m"); n = c.params.integer("n");
+//       c.input("a", a, {m, n}, -1.0, 1.0);   // from the dataset if the grader sent one, else random
+//       c.input("x", x, {n}, -1.0, 1.0);
+//       y.resize(m);
+//     }
+//     void poison() override { labkit::poison(y); }
+//     void run(std::string_view v) override { if (v == "contiguous") matvec(a.data(), ...); ... }
+//     std::vector<labkit::ArrayRef> inputs() override { return {labkit::ref("a", a, {m, n}), ...}; }
+//     std::vector<labkit::ArrayRef> outputs() override { return {labkit::ref("y", y, {m})}; }
+//   };
+//   LABKIT_PROBLEM(Matvec)
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+namespace labkit {
+
+// A harness error (bad parameters, a shape that does not match): reported to the grader as an internal
+// error of the lab, never blamed on the student.
+struct Error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+enum class DType : std::uint8_t { f32, f64, i32, i64 };
+
+template <class T>
+constexpr DType dtype_of() {
+  if constexpr (std::is_same_v<T, float>) return DType::f32;
+  else if constexpr (std::is_same_v<T, double>) return DType::f64;
+  else if constexpr (std::is_same_v<T, std::int32_t>) return DType::i32;
+  else if constexpr (std::is_same_v<T, std::int64_t>) return DType::i64;
+  else static_assert(sizeof(T) == 0, "labkit arrays hold float, double, int32_t or int64_t");
+}
+
+inline std::size_t dtype_size(DType t) { return (t == DType::f32 || t == DType::i32) ? 4 : 8; }
+const char* dtype_name(DType t);  // "f32", "f64", "i32", "i64": the names the protocol uses
+
+// A named, shaped view of host memory the harness owns. Row-major.
+struct ArrayRef {
+  std::string name;
+  DType dtype = DType::f64;
+  std::vector<std::int64_t> shape;
+  const void* data = nullptr;
+
+  std::int64_t elements() const {
+    std::int64_t count = 1;
+    for (auto extent : shape) count *= extent;
+    return count;
+  }
+  std::size_t bytes() const { return static_cast<std::size_t>(elements()) * dtype_size(dtype); }
+};
+
+template <class T>
+ArrayRef ref(std::string name, const std::vector<T>& values, std::vector<std::int64_t> shape) {
+  return ArrayRef{std::move(name), dtype_of<T>(), std::move(shape), values.data()};
+}
+template <class T>
+ArrayRef ref(std::string name, const T* values, std::vector<std::int64_t> shape) {
+  return ArrayRef{std::move(name), dtype_of<T>(), std::move(shape), values};
+}
+
+// Case parameters from lab.toml, already evaluated by the grader (numbers only).
+class Params {
+ public:
+  std::int64_t integer(std::string_view key) const;
+  std::int64_t integer(std::string_view key, std::int64_t fallback) const;
+  double real(std::string_view key) const;
+  double real(std::string_view key, double fallback) const;
+  bool has(std::string_view key) const { return values_.count(std::string(key)) != 0; }
+
+  void set(std::string key, double value) { values_[std::move(key)] = value; }
+  const std::map<std::string, double>& all() const { return values_; }
+
+ private:
+  std::map<std::string, double> values_;
+};
+
+// xoshiro256** seeded through splitmix64: fast, and the same stream on every machine and compiler,
+// so a seed replays a case exactly (std::uniform_real_distribution is not portable across libraries).
+class Rng {
+ public:
+  explicit Rng(std::uint64_t seed);
+  std::uint64_t next();
+  double uniform(double lo, double hi) {  // [lo, hi)
+    return lo + (hi - lo) * static_cast<double>(next() >> 11) * 0x1.0p-53;
+  }
+  std::int64_t below(std::int64_t bound) { return static_cast<std::int64_t>(next() % static_cast<std::uint64_t>(bound)); }
+  template <class T>
+  void fill(std::vector<T>& values, double lo, double hi) {
+    for (auto& v : values) v = static_cast<T>(uniform(lo, hi));
+  }
+
+ private:
+  std::uint64_t s_[4];
+};
+
+// What setup() gets for one case: its parameters, its seed, a generator seeded from it, and any input
+// arrays the grader sent (public dataset cases).
+class Case {
+ public:
+  Case(Params params, std::uint64_t seed, std::map<std::string, ArrayRef> supplied)
+      : params(std::move(params)), seed(seed), rng(seed), supplied_(std::move(supplied)) {}
+
+  const Params params;
+  const std::uint64_t seed;
+  Rng rng;
+
+  // Fills `values` with the input called `name`: the grader's array when it sent one (its shape must
+  // equal `shape`), otherwise uniform random numbers in [lo, hi) drawn from this case's generator.
+  template <class T>
+  void input(std::string_view name, std::vector<T>& values, const std::vector<std::int64_t>& shape, double lo, double hi) {
+    std::int64_t count = 1;
+    for (auto extent : shape) count *= extent;
+    values.resize(static_cast<std::size_t>(count));
+    if (const ArrayRef* given = supplied(name)) {
+      check_supplied(*given, dtype_of<T>(), shape);
+      std::memcpy(values.data(), given->data, given->bytes());
+    } else {
+      rng.fill(values, lo, hi);
+    }
+  }
+  const ArrayRef* supplied(std::string_view name) const;
+
+ private:
+  void check_supplied(const ArrayRef& given, DType dtype, const std::vector<std::int64_t>& shape) const;
+  std::map<std::string, ArrayRef> supplied_;
+};
+
+// Fills outputs with a value no correct implementation writes: NaN for floating point (and NaN never
+// passes a check), a large sentinel for integers. Run before every call, so unwritten elements show.
+template <class T>
+void poison(std::vector<T>& values) {
+  if constexpr (std::is_floating_point_v<T>) {
+    for (auto& v : values) v = std::numeric_limits<T>::quiet_NaN();
+  } else {
+    for (auto& v : values) v = std::numeric_limits<T>::max();
+  }
+}
+
+// One lab's problem. The lab kit drives it: setup once per case or benchmark, then for each call
+// poison(), run() and finish(); outputs() is read after the last call.
+class Problem {
+ public:
+  virtual ~Problem() = default;
+
+  // The implementations the harness can call, by the names lab.toml uses.
+  virtual std::vector<std::string> variants() const = 0;
+
+  // Builds inputs for a case (from c.params and c.rng, or arrays the grader supplied) and allocates outputs.
+  virtual void setup(Case& c) = 0;
+
+  // Marks every output element as not yet written.
+  virtual void poison() = 0;
+
+  // Calls implementation `variant` once. May return before the work is done (GPU launches).
+  virtual void run(std::string_view variant) = 0;
+
+  // Waits until everything run() started has finished (GPU harnesses synchronise the whole device).
+  virtual void finish() {}
+
+  // Between timed trials: whatever keeps a trial honest and cold where the lab asks (flush caches,
+  // perturb inputs). Not timed.
+  virtual void prepare_trial() {}
+
+  // Seconds for one call of `variant`, from the start of run() to the end of finish(). CPU harnesses keep
+  // this default (a steady clock); GPU harnesses override it with device events.
+  virtual double time_once(std::string_view variant);
+
+  // Views of the inputs and outputs, host memory. Read after finish(); a GPU harness copies back here.
+  virtual std::vector<ArrayRef> inputs() = 0;
+  virtual std::vector<ArrayRef> outputs() = 0;
+};
+
+using ProblemFactory = std::unique_ptr<Problem> (*)();
+// Called once by LABKIT_PROBLEM; the lab kit's main() uses the factory it registered.
+bool register_problem(ProblemFactory factory);
+
+}  // namespace labkit
+
+#define LABKIT_PROBLEM(Type)                                                                  \
+  static const bool labkit_problem_registered_ =                                              \
+      ::labkit::register_problem([]() -> std::unique_ptr<::labkit::Problem> { return std::make_unique<Type>(); });

@@ -1,0 +1,211 @@
+#include "build/build.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <fstream>
+#include <sstream>
+
+#include "core/tool.h"
+#include "data/sha256.h"
+
+namespace grader {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// Student code gets a bounded compile: a template bomb is a build error, not a hung grader.
+constexpr double student_compile_seconds = 90;
+constexpr double lab_compile_seconds = 600;
+
+bool is_cuda_source(const fs::path& path) { return path.extension() == ".cu"; }
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::string hash_text(const std::string& text) {
+  return sha256_hex(std::span(reinterpret_cast<const std::byte*>(text.data()), text.size()));
+}
+
+// One compiler command line for `source`: nvcc for .cu files, the C++ compiler otherwise. The lab kit's
+// runtime is always plain C++ with its own fixed flags: it is the grader's code, not the lab's.
+std::vector<std::string> compile_command(const Environment& env, const LabSpec& spec, const std::string& gpu_arch,
+                                         const fs::path& source, const fs::path& object, bool lab_flags) {
+  std::vector<std::string> argv;
+  if (is_cuda_source(source)) {
+    argv = {*env.nvcc, "-std=c++20", "-arch=" + gpu_arch};
+  } else {
+    argv = {env.cxx, "-std=c++20"};
+  }
+  if (lab_flags) {
+    argv.insert(argv.end(), spec.build.flags.begin(), spec.build.flags.end());
+  } else {
+    argv.push_back("-O2");
+  }
+  argv.insert(argv.end(), {"-I" + spec.dir.string(), "-I" + env.labkit_include().string(), "-c", source.string(),
+                           "-o", object.string()});
+  return argv;
+}
+
+std::vector<std::string> link_command(const Environment& env, const LabSpec& spec, const std::string& gpu_arch,
+                                      const std::vector<fs::path>& objects, const fs::path& executable) {
+  std::vector<std::string> argv;
+  if (spec.build.language == "cuda") {
+    argv = {*env.nvcc, "-arch=" + gpu_arch};
+  } else {
+    argv = {env.cxx};
+    argv.insert(argv.end(), spec.build.flags.begin(), spec.build.flags.end());
+  }
+  for (const auto& object : objects) argv.push_back(object.string());
+  argv.insert(argv.end(), spec.build.link_flags.begin(), spec.build.link_flags.end());
+  argv.insert(argv.end(), {"-o", executable.string()});
+  return argv;
+}
+
+// Runs one compile or link; appends the command and what the tool said to `log`.
+bool run_step(const std::vector<std::string>& argv, const fs::path& cwd, double timeout, std::string& log) {
+  ToolResult result = run_tool(argv, cwd, timeout, 256 * 1024);
+  log += "$ " + quote_command(argv) + "\n" + result.output;
+  if (result.timed_out) log += "(stopped: the compiler ran past " + std::to_string(static_cast<int>(timeout)) + " s)\n";
+  return result.ok();
+}
+
+// What the cached objects depend on: the compilers, the flags and every source and header that goes in.
+std::string cache_key(const Environment& env, const LabSpec& spec, const std::string& gpu_arch) {
+  std::string blob = env.cxx + "\n" + env.nvcc.value_or("") + "\n" + gpu_arch + "\n" + spec.build.language + "\n";
+  blob += run_tool({env.cxx, "--version"}, ".", 30).output;
+  for (const auto& flag : spec.build.flags) blob += flag + "\n";
+  for (const auto& flag : spec.build.link_flags) blob += flag + "\n";
+  auto add_file = [&](const fs::path& path) { blob += path.filename().string() + "\n" + read_file(path) + "\n"; };
+  for (const auto& list : {spec.build.headers, spec.build.harness, spec.build.baseline})
+    for (const auto& name : list) add_file(spec.dir / name);
+  add_file(env.labkit_include() / "labkit" / "labkit.h");
+  for (const auto& item : fs::directory_iterator(env.labkit_sources())) add_file(item.path());
+  return hash_text(blob).substr(0, 16);
+}
+
+std::vector<fs::path> labkit_runtime_sources(const Environment& env, const LabSpec& spec) {
+  std::vector<fs::path> sources;
+  for (const auto& item : fs::directory_iterator(env.labkit_sources())) {
+    const auto ext = item.path().extension();
+    // CUDA helpers of the lab kit only go into CUDA labs.
+    if (ext == ".cpp" || (ext == ".cu" && spec.build.language == "cuda")) sources.push_back(item.path());
+  }
+  std::sort(sources.begin(), sources.end());
+  return sources;
+}
+
+}  // namespace
+
+std::string detect_gpu_arch() {
+  auto smi = find_on_path("nvidia-smi");
+  if (!smi) return "";
+  ToolResult result = run_tool({*smi, "--query-gpu=compute_cap", "--format=csv,noheader"}, ".", 30);
+  if (!result.ok()) return "";
+  std::string cap;
+  for (char c : result.output) {
+    if (c == '\n') break;
+    if (std::isdigit(static_cast<unsigned char>(c))) cap.push_back(c);
+  }
+  return cap.empty() ? "" : "sm_" + cap;
+}
+
+LabBuild build_lab(const Environment& env, const LabSpec& spec) {
+  LabBuild lab;
+  if (spec.build.language == "cuda") {
+    if (!env.nvcc) throw MissingToolchain("lab " + spec.id + " is a CUDA lab and no nvcc was found (looked in $CUDA_HOME/bin, $PATH and /usr/local/cuda/bin); install the CUDA toolkit or set CUDA_HOME");
+    lab.gpu_arch = detect_gpu_arch();
+    // No GPU here: still build (so students see compile errors) for the course's target, Hopper.
+    if (lab.gpu_arch.empty()) lab.gpu_arch = "sm_90";
+  }
+  if (run_tool({env.cxx, "--version"}, ".", 30).exit_code != 0)
+    throw MissingToolchain("no working C++ compiler: '" + env.cxx + "' did not run (set CXX to one)");
+
+  lab.dir = env.cache / "labs" / (spec.name() + "-" + cache_key(env, spec, lab.gpu_arch));
+  lab.judge = lab.dir / "judge";
+  auto object_for = [&](const fs::path& dir, const fs::path& source) {
+    return dir / (source.stem().string() + (is_cuda_source(source) ? ".cu.o" : ".o"));
+  };
+  auto fill_object_lists = [&](const fs::path& dir) {
+    lab.harness_objects.clear();
+    lab.baseline_objects.clear();
+    for (const auto& name : spec.build.harness) lab.harness_objects.push_back(object_for(dir, spec.dir / name));
+    for (const auto& source : labkit_runtime_sources(env, spec)) lab.harness_objects.push_back(object_for(dir, source));
+    for (const auto& name : spec.build.baseline) lab.baseline_objects.push_back(object_for(dir, spec.dir / name));
+  };
+
+  if (fs::exists(lab.dir / "complete")) {
+    fill_object_lists(lab.dir);
+    lab.reused = true;
+    return lab;
+  }
+
+  // Build in a private directory and rename it into place: graders building the same lab at once
+  // (a parallel batch) never see a half-written cache entry.
+  fs::create_directories(lab.dir.parent_path());
+  const fs::path staging = lab.dir.string() + ".tmp" + std::to_string(::getpid());
+  fs::remove_all(staging);
+  fs::create_directories(staging);
+  fill_object_lists(staging);
+  std::string log;
+  auto compile = [&](const fs::path& source, bool lab_flags) {
+    if (!run_step(compile_command(env, spec, lab.gpu_arch, source, object_for(staging, source), lab_flags), staging,
+                  lab_compile_seconds, log))
+      throw LabBuildError("the lab's own code (" + source.filename().string() + ") does not compile", log);
+  };
+  for (const auto& name : spec.build.harness) compile(spec.dir / name, true);
+  for (const auto& name : spec.build.baseline) compile(spec.dir / name, true);
+  for (const auto& source : labkit_runtime_sources(env, spec)) compile(source, false);
+
+  std::vector<fs::path> judge_objects = lab.harness_objects;
+  judge_objects.insert(judge_objects.end(), lab.baseline_objects.begin(), lab.baseline_objects.end());
+  if (!run_step(link_command(env, spec, lab.gpu_arch, judge_objects, staging / "judge"), staging, lab_compile_seconds, log))
+    throw LabBuildError("the lab's judge does not link", log);
+  std::ofstream(staging / "build.log") << log;
+  std::ofstream(staging / "complete") << "ok\n";
+
+  std::error_code ec;
+  fs::rename(staging, lab.dir, ec);
+  if (ec) fs::remove_all(staging);  // another grader finished the same entry first; use theirs
+  fill_object_lists(lab.dir);
+  return lab;
+}
+
+CandidateBuild compile_candidate(const Environment& env, const LabSpec& spec, const LabBuild& lab,
+                                 const std::vector<fs::path>& sources, const fs::path& workdir) {
+  CandidateBuild build;
+  const fs::path objects = workdir / "obj";
+  fs::create_directories(objects);
+  for (const auto& source : sources) {
+    if (is_cuda_source(source) && !env.nvcc) {
+      build.verdict = Verdict::build_error;
+      build.log += source.filename().string() + " is CUDA and no nvcc was found\n";
+      return build;
+    }
+    const fs::path object = objects / (source.filename().string() + ".o");
+    if (!run_step(compile_command(env, spec, lab.gpu_arch, source, object, true), workdir, student_compile_seconds,
+                  build.log)) {
+      build.verdict = Verdict::build_error;
+      return build;
+    }
+    build.student_objects.push_back(object);
+  }
+  return build;
+}
+
+void link_candidate(const Environment& env, const LabSpec& spec, const LabBuild& lab, CandidateBuild& build,
+                    const fs::path& workdir) {
+  std::vector<fs::path> all = lab.harness_objects;
+  all.insert(all.end(), build.student_objects.begin(), build.student_objects.end());
+  build.executable = workdir / "candidate";
+  if (!run_step(link_command(env, spec, lab.gpu_arch, all, build.executable), workdir, student_compile_seconds, build.log))
+    build.verdict = Verdict::build_error;
+}
+
+}  // namespace grader

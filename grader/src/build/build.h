@@ -1,0 +1,63 @@
+// build.h: pipeline stage 3. The lab's own objects (harness, lab kit runtime, baseline) are built once per
+// lab, compiler and flags, and cached; grading a submission compiles only the student's files and links.
+#pragma once
+
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "core/environment.h"
+#include "report/verdict.h"
+#include "spec/lab_spec.h"
+
+namespace grader {
+
+// The lab's own code failed to build: the lab is broken, not the submission (an internal error).
+class LabBuildError : public std::runtime_error {
+ public:
+  LabBuildError(const std::string& message, std::string log) : std::runtime_error(message), log_(std::move(log)) {}
+  const std::string& log() const { return log_; }
+
+ private:
+  std::string log_;
+};
+
+// A lab with its own code compiled: the judge executable and the objects a candidate links with.
+struct LabBuild {
+  std::filesystem::path dir;  // the cache entry
+  std::vector<std::filesystem::path> harness_objects;   // harness + lab kit runtime
+  std::vector<std::filesystem::path> baseline_objects;
+  std::filesystem::path judge;
+  std::string gpu_arch;       // "sm_90" for CUDA labs
+  bool reused = false;        // found in the cache
+};
+
+// The toolchain a lab needs is missing (no nvcc for a CUDA lab): the environment, not the lab or student.
+class MissingToolchain : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+LabBuild build_lab(const Environment& env, const LabSpec& spec);
+
+struct CandidateBuild {
+  Verdict verdict = Verdict::passed;  // passed or build_error
+  std::string log;                    // the compiler's own words
+  std::vector<std::filesystem::path> student_objects;
+  std::filesystem::path executable;
+};
+
+// Compiles the staged student sources in `workdir` with the lab's flags (objects only: the link policy
+// reads and rewrites them before anything is linked).
+CandidateBuild compile_candidate(const Environment& env, const LabSpec& spec, const LabBuild& lab,
+                                 const std::vector<std::filesystem::path>& sources, const std::filesystem::path& workdir);
+
+// Links the compiled student objects with the lab's harness into build.executable.
+void link_candidate(const Environment& env, const LabSpec& spec, const LabBuild& lab, CandidateBuild& build,
+                    const std::filesystem::path& workdir);
+
+// The compute capability of the first CUDA GPU ("sm_90"), or empty when none answers.
+std::string detect_gpu_arch();
+
+}  // namespace grader

@@ -1,0 +1,47 @@
+#include "build/stage.h"
+
+#include <sys/stat.h>
+
+namespace grader {
+
+StageResult stage_submission(const LabSpec& spec, const std::filesystem::path& submission,
+                             const std::filesystem::path& into) {
+  StageResult result;
+  std::vector<std::string> problems;
+  for (const auto& name : spec.build.student_files) {
+    const auto path = submission / name;
+    struct stat info {};
+    // lstat, not stat: a link could point at another student's work or at the reference.
+    if (::lstat(path.c_str(), &info) != 0) {
+      problems.push_back(name + " is missing");
+      continue;
+    }
+    if (S_ISLNK(info.st_mode)) {
+      problems.push_back(name + " is a symbolic link; submit the file itself");
+      continue;
+    }
+    if (!S_ISREG(info.st_mode)) {
+      problems.push_back(name + " is not a regular file");
+      continue;
+    }
+    if (static_cast<std::size_t>(info.st_size) > spec.build.max_file_bytes) {
+      problems.push_back(name + " is " + std::to_string(info.st_size / 1024) + " KiB, over the lab's limit of " +
+                         std::to_string(spec.build.max_file_bytes / 1024) + " KiB");
+      continue;
+    }
+    std::error_code ec;
+    std::filesystem::copy_file(path, into / name, std::filesystem::copy_options::overwrite_existing, ec);
+    if (ec) {
+      problems.push_back(name + " cannot be read: " + ec.message());
+      continue;
+    }
+    result.sources.push_back(into / name);
+  }
+  if (!problems.empty()) {
+    result.verdict = Verdict::missing_file;
+    for (const auto& p : problems) result.details += (result.details.empty() ? "" : "; ") + p;
+  }
+  return result;
+}
+
+}  // namespace grader

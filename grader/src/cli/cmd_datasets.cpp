@@ -1,0 +1,100 @@
+// grader datasets generate|verify [LAB]: the public cases in datasets/<lab>/. `generate` runs the lab's
+// judge on each manifest entry's seed and parameters and writes inputs, expected outputs and checksums;
+// `verify` checks every file against the manifest.
+#include <cstdio>
+#include <unistd.h>
+
+#include "build/build.h"
+#include "cli/common.h"
+#include "data/manifest.h"
+#include "data/npy.h"
+#include "data/sha256.h"
+#include "pipeline/launch.h"
+#include "run/worker.h"
+
+namespace grader {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct DatasetsCommand {
+  std::string action;
+  std::optional<std::string> lab;
+};
+
+void generate(const Environment& env, const LabSpec& spec, Manifest& manifest) {
+  const LabBuild lab = build_lab(env, spec);
+  std::string pattern = (fs::temp_directory_path() / "grader-datasets-XXXXXX").string();
+  if (::mkdtemp(pattern.data()) == nullptr) throw CommandFailure(ExitCode::internal, "cannot create a temporary directory");
+  const fs::path workdir = pattern;
+  fs::permissions(workdir, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                               fs::perms::others_read | fs::perms::others_exec);
+  Worker judge(worker_launch_options(spec, lab.judge, workdir), "judge");
+  std::vector<std::string> variants;
+  if (!judge.hello(variants, 60)) throw CommandFailure(ExitCode::internal, "the judge did not start: " + judge.failure().details);
+
+  for (auto& entry : manifest.entries) {
+    Variables params;
+    for (const auto& p : entry.params) params[p.name] = p.value;
+    std::vector<Array> inputs, outputs;
+    double seconds = 0;
+    if (!judge.setup(params, entry.seed, {}, 120) || !judge.inputs(inputs, 120) || !judge.run(entry.variant, 120, outputs, seconds))
+      throw CommandFailure(ExitCode::internal, "dataset " + entry.name + ": the judge failed: " + judge.failure().details);
+    entry.inputs.clear();
+    entry.expected.clear();
+    entry.sha256.clear();
+    auto save = [&](const Array& array, std::vector<DatasetFile>& into) {
+      const std::string file = entry.name + "." + array.name + ".npy";
+      write_npy(manifest.dir / file, array);
+      into.push_back({array.name, file});
+      entry.sha256[file] = sha256_file(manifest.dir / file);
+    };
+    for (const auto& a : inputs) save(a, entry.inputs);
+    for (const auto& a : outputs) save(a, entry.expected);
+    std::printf("  %s: %zu inputs, %zu expected outputs\n", entry.name.c_str(), inputs.size(), outputs.size());
+  }
+  judge.quit();
+  fs::remove_all(workdir);
+  save_manifest(manifest);
+}
+
+void run_datasets(const DatasetsCommand& command) {
+  const Environment env = current_environment();
+  bool all_ok = true;
+  for (const auto& spec : load_labs(env, command.lab)) {
+    const fs::path dir = env.root / "datasets" / spec.name();
+    if (!fs::exists(dir / "manifest.toml")) {
+      if (command.lab) throw CommandFailure(ExitCode::usage, "no " + (dir / "manifest.toml").string());
+      continue;
+    }
+    Manifest manifest;
+    try {
+      manifest = load_manifest(dir);
+    } catch (const std::exception& error) {
+      throw CommandFailure(ExitCode::usage, error.what());
+    }
+    std::printf("%s\n", spec.name().c_str());
+    if (command.action == "generate") {
+      generate(env, spec, manifest);
+    } else {
+      auto problems = verify_manifest(manifest);
+      for (const auto& p : problems) std::printf("  problem: %s\n", p.c_str());
+      if (problems.empty()) std::printf("  %zu datasets, every checksum matches\n", manifest.entries.size());
+      all_ok = all_ok && problems.empty();
+    }
+  }
+  command_result() = all_ok ? ExitCode::all_passed : ExitCode::graded_failures;
+}
+
+}  // namespace
+
+void setup_datasets(CLI::App& app) {
+  auto command = std::make_shared<DatasetsCommand>();
+  auto* datasets = app.add_subcommand("datasets", "regenerate or verify the public test data in datasets/");
+  datasets->add_option("action", command->action, "generate or verify")->required()->check(CLI::IsMember({"generate", "verify"}));
+  datasets->add_option("lab", command->lab, "one lab (default: all that have datasets)");
+  datasets->callback([command] { run_datasets(*command); });
+}
+
+}  // namespace grader

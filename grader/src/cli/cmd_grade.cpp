@@ -1,0 +1,90 @@
+// grader grade LAB (or just `grader LAB`): grades one submission and prints the report.
+#include <fstream>
+#include <iostream>
+
+#include "build/build.h"
+#include "cli/common.h"
+#include "pipeline/grade.h"
+#include "report/writers.h"
+
+namespace grader {
+
+namespace {
+
+struct GradeCommand {
+  std::string lab;
+  std::optional<std::filesystem::path> submission;
+  std::string format = "text";
+  std::optional<std::filesystem::path> output;
+  bool quick = false;
+  bool hidden = false;
+  bool keep = false;
+  std::optional<std::uint64_t> seed;
+};
+
+ExitCode exit_code_for(const Report& report) {
+  if (report.verdict == Verdict::internal_error) return ExitCode::internal;
+  if (report.verdict == Verdict::not_run) return ExitCode::not_run;
+  return report.all_passed() ? ExitCode::all_passed : ExitCode::graded_failures;
+}
+
+void run_grade(const GradeCommand& command) {
+  const Environment env = current_environment();
+  const LabSpec spec = load_lab(env, command.lab);
+  GradeOptions options;
+  options.submission = command.submission.value_or(env.root / "skeletons" / spec.name());
+  if (!std::filesystem::is_directory(options.submission))
+    throw CommandFailure(ExitCode::usage, "the submission " + options.submission.string() + " is not a directory");
+  options.seed = command.seed.value_or(fresh_seed());
+  options.quick = command.quick;
+  options.include_hidden = command.hidden;
+  options.keep_workdir = command.keep;
+  if (stderr_is_terminal()) {
+    options.progress = [](const std::string& line) { std::cerr << "\r\033[K" << line << std::flush; };
+  }
+
+  Report report;
+  try {
+    report = grade_submission(env, spec, options);
+  } catch (const MissingToolchain& missing) {
+    throw CommandFailure(ExitCode::environment, missing.what());
+  } catch (const std::exception& error) {
+    // Even a grader failure leaves a report behind, so a batch or Gradescope run records the student.
+    report = internal_error_report(spec.id, options.submission.string(), error.what());
+  }
+  if (options.progress) std::cerr << "\r\033[K" << std::flush;
+
+  std::string rendered;
+  if (command.format == "json") {
+    rendered = to_json(report).dump(2) + "\n";
+  } else if (command.format == "gradescope") {
+    rendered = to_gradescope(report).dump(2) + "\n";
+  } else {
+    rendered = render_text(report, !command.output && stdout_wants_colour());
+  }
+  if (command.output) {
+    std::ofstream(*command.output) << rendered;
+  } else {
+    std::cout << rendered;
+  }
+  command_result() = exit_code_for(report);
+}
+
+}  // namespace
+
+void setup_grade(CLI::App& app) {
+  auto command = std::make_shared<GradeCommand>();
+  auto* grade = app.add_subcommand("grade", "grade a submission (`grader lab1` is short for `grader grade lab1`)");
+  grade->add_option("lab", command->lab, "the lab: lab1, matvec or lab1-matvec")->required();
+  grade->add_option("--submission,-s", command->submission, "the directory to grade (default: skeletons/<lab>)");
+  grade->add_option("--format,-f", command->format, "text, json or gradescope")
+      ->check(CLI::IsMember({"text", "json", "gradescope"}));
+  grade->add_option("--output,-o", command->output, "write the report to this file instead of stdout");
+  grade->add_flag("--quick,-q", command->quick, "correctness only: no timing");
+  grade->add_option("--seed", command->seed, "replay a run: the seed its report printed");
+  grade->add_flag("--hidden", command->hidden, "also run hidden cases and items (staff)");
+  grade->add_flag("--keep-workdir", command->keep, "keep the work directory (for debugging the grader)");
+  grade->callback([command] { run_grade(*command); });
+}
+
+}  // namespace grader

@@ -1,0 +1,144 @@
+// grader selftest [LAB]: proves a lab sound on this machine. The reference must earn full marks; the
+// skeleton must build and run and earn no performance points; a reference that clears the top tier by
+// less than a safety margin is a warning (noise on another day could cost a correct student points).
+#include <cstdio>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "build/build.h"
+#include "cli/common.h"
+#include "pipeline/grade.h"
+#include "report/writers.h"
+
+namespace grader {
+
+namespace {
+
+constexpr double safety_margin = 1.10;  // the reference should beat the full-marks threshold by 10%
+
+struct SelftestCommand {
+  std::optional<std::string> lab;
+  std::string format = "text";
+  bool verbose = false;
+};
+
+struct LabVerdict {
+  std::string lab;
+  bool ok = true;
+  std::vector<std::string> problems;
+  std::vector<std::string> warnings;
+  double reference_score = 0, skeleton_score = 0, skeleton_performance = 0, max_score = 0;
+  double seconds = 0;
+};
+
+double performance_points(const Report& report) {
+  double points = 0;
+  for (const auto& test : report.tests)
+    if (test.kind == TestKind::performance) points += test.score;
+  return points;
+}
+
+LabVerdict selftest_lab(const Environment& env, const LabSpec& spec, bool verbose) {
+  LabVerdict verdict;
+  verdict.lab = spec.name();
+  verdict.max_score = spec.max_score();
+  auto problem = [&](const std::string& text) {
+    verdict.ok = false;
+    verdict.problems.push_back(text);
+  };
+  // Both trees must offer the files the lab declares, so they build against the same header.
+  for (const char* tree : {"reference", "skeletons"})
+    for (const auto& file : spec.build.student_files)
+      if (!std::filesystem::is_regular_file(env.root / tree / spec.name() / file))
+        problem(std::string(tree) + "/" + spec.name() + "/" + file + " is missing");
+  if (!verdict.ok) return verdict;
+
+  GradeOptions options;
+  options.include_hidden = true;
+  if (verbose) options.progress = [](const std::string& line) { std::cerr << "  " << line << "\n"; };
+
+  options.submission = env.root / "reference" / spec.name();
+  options.seed = fresh_seed();
+  const Report reference = grade_submission(env, spec, options);
+  verdict.reference_score = reference.score;
+  verdict.seconds += reference.wall_seconds;
+  if (reference.verdict == Verdict::not_run) {
+    problem("not run: " + reference.verdict_details);
+    return verdict;
+  }
+  if (reference.score + 1e-9 < spec.max_score()) {
+    problem("the reference earns " + std::to_string(reference.score) + " of " + std::to_string(spec.max_score()));
+    for (const auto& test : reference.tests)
+      if (test.score + 1e-9 < test.max_score)
+        problem("  reference: " + test.name + ": " + std::string(info(test.verdict).label) + ": " + test.details);
+    if (!reference.verdict_details.empty()) problem("  " + reference.verdict_details);
+  }
+  for (const auto& test : reference.tests) {
+    if (!test.measurement || test.measurement->threshold_full <= 0) continue;
+    const auto& m = *test.measurement;
+    if (m.metric_value < m.threshold_full * safety_margin)
+      verdict.warnings.push_back(test.name + ": the reference reaches " + std::to_string(m.metric_value) +
+                                 ", within 10% of the full-marks threshold " + std::to_string(m.threshold_full));
+  }
+
+  options.submission = env.root / "skeletons" / spec.name();
+  options.seed = fresh_seed();
+  const Report skeleton = grade_submission(env, spec, options);
+  verdict.skeleton_score = skeleton.score;
+  verdict.skeleton_performance = performance_points(skeleton);
+  verdict.seconds += skeleton.wall_seconds;
+  if (skeleton.verdict != Verdict::passed)
+    problem("the skeleton does not build and run: " + std::string(info(skeleton.verdict).label) + ": " + skeleton.verdict_details);
+  if (verdict.skeleton_performance > 0)
+    problem("the skeleton earns " + std::to_string(verdict.skeleton_performance) + " performance points");
+  return verdict;
+}
+
+void run_selftest(const SelftestCommand& command) {
+  const Environment env = current_environment();
+  std::vector<LabVerdict> verdicts;
+  for (const auto& spec : load_labs(env, command.lab)) {
+    if (command.format == "text") std::fprintf(stderr, "selftest %s...\n", spec.name().c_str());
+    try {
+      verdicts.push_back(selftest_lab(env, spec, command.verbose));
+    } catch (const MissingToolchain& missing) {
+      throw CommandFailure(ExitCode::environment, missing.what());
+    }
+  }
+  bool all_ok = true;
+  nlohmann::json labs = nlohmann::json::array();
+  for (const auto& v : verdicts) {
+    all_ok = all_ok && v.ok;
+    if (command.format == "json") {
+      labs.push_back({{"lab", v.lab}, {"ok", v.ok}, {"problems", v.problems}, {"warnings", v.warnings},
+                      {"reference_score", v.reference_score}, {"skeleton_score", v.skeleton_score},
+                      {"skeleton_performance_points", v.skeleton_performance}, {"max_score", v.max_score},
+                      {"seconds", v.seconds}});
+      continue;
+    }
+    std::printf("%-20s %s  reference %.1f/%.0f  skeleton %.1f/%.0f (%.1f performance points)  %.1f s\n", v.lab.c_str(),
+                v.ok ? "ok  " : "FAIL", v.reference_score, v.max_score, v.skeleton_score, v.max_score,
+                v.skeleton_performance, v.seconds);
+    for (const auto& p : v.problems) std::printf("    problem: %s\n", p.c_str());
+    for (const auto& w : v.warnings) std::printf("    warning: %s\n", w.c_str());
+  }
+  if (command.format == "json") std::cout << nlohmann::json{{"ok", all_ok}, {"labs", labs}}.dump(2) << "\n";
+  bool any_not_run = false;
+  for (const auto& v : verdicts)
+    for (const auto& p : v.problems)
+      if (p.rfind("not run:", 0) == 0) any_not_run = true;
+  command_result() = all_ok ? ExitCode::all_passed : any_not_run ? ExitCode::not_run : ExitCode::graded_failures;
+}
+
+}  // namespace
+
+void setup_selftest(CLI::App& app) {
+  auto command = std::make_shared<SelftestCommand>();
+  auto* selftest = app.add_subcommand("selftest", "prove labs sound here: reference full marks, skeleton no performance points");
+  selftest->add_option("lab", command->lab, "one lab (default: all)");
+  selftest->add_option("--format,-f", command->format, "text or json")->check(CLI::IsMember({"text", "json"}));
+  selftest->add_flag("--verbose,-v", command->verbose, "show each stage as it runs");
+  selftest->callback([command] { run_selftest(*command); });
+}
+
+}  // namespace grader

@@ -1,0 +1,44 @@
+#include "cli/common.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+
+namespace grader {
+
+GlobalOptions& global_options() {
+  static GlobalOptions options;
+  return options;
+}
+
+Environment current_environment() { return discover_environment(global_options().root); }
+
+LabSpec load_lab(const Environment& env, const std::string& name) {
+  Catalog catalog(env.labs_dir());
+  const CatalogEntry* entry = catalog.find(name);
+  if (entry == nullptr)
+    throw CommandFailure(ExitCode::usage, "no lab called '" + name + "'; the labs are: " + catalog.known_names());
+  try {
+    return load_lab_spec(entry->dir);
+  } catch (const SpecError& error) {
+    throw CommandFailure(ExitCode::usage, std::string("invalid lab spec: ") + error.what());
+  }
+}
+
+std::vector<LabSpec> load_labs(const Environment& env, const std::optional<std::string>& name) {
+  if (name) return {load_lab(env, *name)};
+  std::vector<LabSpec> labs;
+  for (const auto& entry : Catalog(env.labs_dir()).entries()) labs.push_back(load_lab(env, entry.id));
+  return labs;
+}
+
+ExitCode& command_result() {
+  static ExitCode code = ExitCode::all_passed;
+  return code;
+}
+
+bool stderr_is_terminal() { return ::isatty(2) == 1; }
+
+bool stdout_wants_colour() { return ::isatty(1) == 1 && std::getenv("NO_COLOR") == nullptr; }
+
+}  // namespace grader

@@ -1,0 +1,65 @@
+// grader: builds a student's lab, checks it against the lab's judge, times it and scores it.
+//
+//   grader list                      the labs
+//   grader lab1                      grade skeletons/lab1-matvec (same as `grader grade lab1`)
+//   grader selftest [LAB]            prove a lab sound on this machine
+//   grader calibrate                 measure this machine's roofline
+//   grader datasets generate|verify  public test data
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "cli/common.h"
+
+namespace {
+
+std::string exit_code_help() {
+  std::string text = "\nExit codes:\n";
+  for (const auto& row : grader::exit_code_table)
+    text += "  " + std::to_string(grader::as_int(row.code)) + "  " + std::string(row.meaning) + "\n";
+  return text;
+}
+
+// `grader lab1 ...` means `grader grade lab1 ...`: a first word that is not a subcommand or an option
+// names a lab.
+std::vector<std::string> with_default_subcommand(const CLI::App& app, int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (!args.empty() && args[0].rfind("-", 0) != 0) {
+    bool is_subcommand = false;
+    for (const auto* sub : app.get_subcommands([](const CLI::App*) { return true; }))
+      if (sub->get_name() == args[0]) is_subcommand = true;
+    if (!is_subcommand) args.insert(args.begin(), "grade");
+  }
+  std::reverse(args.begin(), args.end());  // CLI11 parses a reversed vector
+  return args;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"grader: builds, checks, times and scores performance-programming labs"};
+  app.footer(exit_code_help());
+  app.add_option("--root", grader::global_options().root, "the course repository (default: $GRADER_ROOT, else the source tree this grader was built from)");
+  app.require_subcommand(1);
+  grader::setup_list(app);
+  grader::setup_grade(app);
+  grader::setup_selftest(app);
+  grader::setup_calibrate(app);
+  grader::setup_datasets(app);
+
+  try {
+    auto args = with_default_subcommand(app, argc, argv);
+    app.parse(args);
+  } catch (const CLI::Success& success) {
+    return app.exit(success);  // --help: not an error
+  } catch (const CLI::ParseError& error) {
+    app.exit(error);
+    return grader::as_int(grader::ExitCode::usage);
+  } catch (const grader::CommandFailure& failure) {
+    std::cerr << "grader: " << failure.what() << "\n";
+    return grader::as_int(failure.code());
+  } catch (const std::exception& error) {
+    std::cerr << "grader: internal error: " << error.what() << "\n";
+    return grader::as_int(grader::ExitCode::internal);
+  }
+  return grader::as_int(grader::command_result());
+}

@@ -1,0 +1,652 @@
+#include "pipeline/grade.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <random>
+#include <sstream>
+#include <thread>
+
+#include "build/build.h"
+#include "build/stage.h"
+#include "calibrate/calibration.h"
+#include "check/compare.h"
+#include "data/manifest.h"
+#include "measure/statistics.h"
+#include "pipeline/launch.h"
+#include "policy/policy.h"
+#include "run/worker.h"
+#include "score/score.h"
+
+namespace grader {
+
+namespace {
+
+namespace fs = std::filesystem;
+using steady = std::chrono::steady_clock;
+
+// A correctness run may take this much longer than the judge's naive code before it counts as hung.
+constexpr double hang_factor = 50;
+constexpr double hang_slack_seconds = 5;
+// Faster than this fraction of the machine's roofline is not believed: the timing was fooled.
+constexpr double believable_roofline = 1.25;
+
+// The verdict on a whole set of outputs, in one line a student can act on.
+struct OutputsCheck {
+  bool passed = true;
+  bool oracle_invalid = false;  // the expected outputs hold NaN or Inf: the lab is broken, not the student
+  std::string summary;
+};
+
+OutputsCheck check_outputs(const std::vector<Array>& got, const std::vector<Array>& expected, const Tolerance& tolerance) {
+  const std::vector<CheckResult> results = compare_outputs(got, expected, tolerance);
+  OutputsCheck check;
+  check.passed = all_passed(results);
+  check.oracle_invalid = any_internal_error(results);
+  for (const auto& result : results) {
+    if (result.passed) continue;
+    if (!check.summary.empty()) check.summary += "; ";
+    check.summary += (results.size() > 1 || expected.size() > 1 ? result.name + ": " : "") + result.summary;
+  }
+  return check;
+}
+
+double seconds_since(steady::time_point start) { return std::chrono::duration<double>(steady::now() - start).count(); }
+
+std::string fixed(double value, int digits) {
+  std::ostringstream text;
+  text.precision(digits);
+  text << std::fixed << value;
+  return text.str();
+}
+
+Variables machine_variables() {
+  return {{"threads", static_cast<double>(std::max(1u, std::thread::hardware_concurrency()))}};
+}
+
+// The parameters a case declares, evaluated on this machine: only those are sent to the workers (a
+// harness must not see `threads` unless its lab.toml asks for it).
+Variables case_params(const std::vector<Param>& params, const Variables& machine) {
+  const Variables all = evaluate_params(params, machine);
+  Variables declared;
+  for (const auto& param : params) declared[param.name] = all.at(param.name);
+  return declared;
+}
+
+Variables with_overrides(Variables params, const std::vector<Param>& overrides, const Variables& machine) {
+  Variables scope = machine;
+  for (const auto& [name, value] : params) scope[name] = value;
+  for (const auto& param : overrides) params[param.name] = param.value.evaluate(scope);
+  return params;
+}
+
+// What determines a measurement: two items with the same key time exactly the same calls.
+std::string measurement_key(const PerformanceItem& item) {
+  std::string key = item.variant + "|" + item.baseline.variant + "|" +
+                    (item.baseline.process == BaselineSpec::Process::judge ? "judge" : "candidate");
+  auto add_params = [&](const std::vector<Param>& params) {
+    for (const auto& p : params) key += "|" + p.name + "=" + p.value.text();
+  };
+  add_params(item.params);
+  key += "|baseline";
+  add_params(item.baseline.params);
+  for (const auto& c : item.compare) key += "|compare=" + c;
+  if (item.tolerance) key += "|tolerance=" + std::to_string(item.tolerance->rtol) + "," + std::to_string(item.tolerance->atol);
+  return key;
+}
+
+const Tolerance& tolerance_for(const LabSpec& spec, const std::optional<Tolerance>& item,
+                               const std::optional<Tolerance>& specific) {
+  if (specific) return *specific;
+  if (item) return *item;
+  return spec.tolerance;
+}
+
+// Everything one grading needs at hand: the lab, its build, the candidate and the workers it starts.
+class Grading {
+ public:
+  Grading(const Environment& env, const LabSpec& spec, const GradeOptions& options, Report& report)
+      : env_(env), spec_(spec), options_(options), report_(report), machine_(machine_variables()) {}
+
+  void run();
+
+ private:
+  void progress(const std::string& line) const {
+    if (options_.progress) options_.progress(line);
+  }
+
+  bool prepare_workdir();
+  bool build_everything();
+  std::unique_ptr<Worker> start_worker(const fs::path& executable, const std::string& role);
+  Worker& candidate();
+  Worker& judge();
+  void retire_candidate_if_dead();
+
+  void grade_correctness(const CorrectnessItem& item, TestResult& test);
+  void grade_performance(const PerformanceItem& item, TestResult& test);
+  bool prerequisites_passed(const PerformanceItem& item, std::string& missing) const;
+  void measure(const PerformanceItem& item, TestResult& test);
+  void score_measurement(const PerformanceItem& item, const Variables& params, TestResult& test);
+  void fill_rates(const PerformanceItem& item, const Variables& params, Timing& timing) const;
+
+  double judge_timeout() const { return spec_.limits.wall_seconds; }
+
+  const Environment& env_;
+  const LabSpec& spec_;
+  const GradeOptions& options_;
+  Report& report_;
+  Variables machine_;
+  std::optional<CpuCalibration> calibration_;
+
+  fs::path workdir_;
+  LabBuild lab_;
+  CandidateBuild candidate_build_;
+  std::unique_ptr<Worker> candidate_;
+  std::unique_ptr<Worker> judge_;
+  int workers_started_ = 0;
+  std::optional<Manifest> manifest_;
+  std::map<std::string, Verdict> item_verdicts_;  // correctness item name -> how it ended
+  // Items that time the same thing (same variant, parameters, baseline) share one measurement and
+  // differ only in how they score it: lab1 grades one timing by speedup and by roofline fraction.
+  std::map<std::string, TestResult> measurements_;
+  std::map<std::string, std::string> variant_failures_;  // variant -> first failing case, for messages
+};
+
+bool Grading::prepare_workdir() {
+  std::string pattern = (fs::temp_directory_path() / ("grader-" + spec_.name() + "-XXXXXX")).string();
+  if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("cannot create a work directory in /tmp");
+  workdir_ = pattern;
+  // Workers run as an unprivileged user when the grader is root: they must reach their executable.
+  ::chmod(workdir_.c_str(), 0755);
+  fs::create_directories(workdir_ / "src");
+  return true;
+}
+
+bool Grading::build_everything() {
+  progress("staging " + options_.submission.string());
+  StageResult staged = stage_submission(spec_, options_.submission, workdir_ / "src");
+  if (staged.verdict != Verdict::passed) {
+    report_.verdict = staged.verdict;
+    report_.verdict_details = staged.details;
+    return false;
+  }
+
+  progress("building the lab's harness and judge");
+  try {
+    lab_ = build_lab(env_, spec_);
+  } catch (const LabBuildError& error) {
+    report_.verdict = Verdict::internal_error;
+    report_.verdict_details = error.what();
+    report_.build_log = error.log();
+    return false;
+  }
+
+  progress("compiling the submission");
+  candidate_build_ = compile_candidate(env_, spec_, lab_, staged.sources, workdir_);
+  report_.build_log = candidate_build_.log;
+  if (candidate_build_.verdict != Verdict::passed) {
+    report_.verdict = candidate_build_.verdict;
+    report_.verdict_details = "the submission does not compile; the compiler's words are in the build log";
+    return false;
+  }
+
+  // Before anything links or runs: what the student's objects define and call.
+  PolicyResult policy = apply_link_policy(spec_, lab_.baseline_objects, candidate_build_.student_objects);
+  if (policy.verdict != Verdict::passed) {
+    report_.verdict = policy.verdict;
+    report_.verdict_details = policy.details;
+    return false;
+  }
+
+  link_candidate(env_, spec_, lab_, candidate_build_, workdir_);
+  report_.build_log = candidate_build_.log;
+  if (candidate_build_.verdict != Verdict::passed) {
+    report_.verdict = candidate_build_.verdict;
+    report_.verdict_details = "the submission does not link with the lab's harness; the linker's words are in the build log";
+    return false;
+  }
+  return true;
+}
+
+std::unique_ptr<Worker> Grading::start_worker(const fs::path& executable, const std::string& role) {
+  const fs::path dir = workdir_ / ("run-" + role + "-" + std::to_string(++workers_started_));
+  fs::create_directories(dir);
+  auto worker = std::make_unique<Worker>(worker_launch_options(spec_, executable, dir), role);
+  std::vector<std::string> variants;
+  worker->hello(variants, 60);  // a worker that cannot even greet is left dead; callers read failure()
+  return worker;
+}
+
+Worker& Grading::candidate() {
+  if (!candidate_ || !candidate_->alive()) candidate_ = start_worker(candidate_build_.executable, "candidate");
+  return *candidate_;
+}
+
+Worker& Grading::judge() {
+  if (!judge_ || !judge_->alive()) judge_ = start_worker(lab_.judge, "judge");
+  return *judge_;
+}
+
+void Grading::retire_candidate_if_dead() {
+  if (candidate_ && !candidate_->alive()) candidate_.reset();
+}
+
+void Grading::grade_correctness(const CorrectnessItem& item, TestResult& test) {
+  test.kind = TestKind::correctness;
+  test.max_score = item.points;
+  Verdict first_failure = Verdict::passed;
+  std::string first_details;
+  int graded = 0;
+
+  for (const auto& c : item.cases) {
+    if (c.visibility != Visibility::visible && !options_.include_hidden) {
+      ++report_.hidden_tests_skipped;
+      continue;
+    }
+    progress("correctness: " + item.name + ": " + c.name);
+    Variables params;
+    std::vector<Array> supplied, expected_from_dataset;
+    if (!c.dataset.empty()) {
+      try {
+        if (!manifest_) manifest_ = load_manifest(env_.root / "datasets" / spec_.name());
+        const DatasetEntry* entry = manifest_->find(c.dataset);
+        if (entry == nullptr) throw std::runtime_error("no dataset '" + c.dataset + "' in the lab's manifest");
+        for (const auto& p : entry->params) params[p.name] = p.value;
+        DatasetArrays arrays = load_dataset_arrays(*manifest_, *entry);
+        supplied = std::move(arrays.inputs);
+        expected_from_dataset = std::move(arrays.expected);
+      } catch (const std::exception& error) {
+        for (const auto& variant : item.variants)
+          test.cases.push_back({c.name, variant, Verdict::internal_error, error.what(), c.visibility});
+        if (first_failure == Verdict::passed) {
+          first_failure = Verdict::internal_error;
+          first_details = error.what();
+        }
+        continue;
+      }
+    } else {
+      params = case_params(c.params, machine_);
+    }
+    const std::uint64_t seed = derive_seed(options_.seed, item.name + "/" + c.name);
+    const Tolerance& tolerance = tolerance_for(spec_, item.tolerance, c.tolerance);
+
+    bool judge_ready = false;
+    bool candidate_ready = false;
+    for (const auto& variant : item.variants) {
+      CaseResult result{c.name, variant, Verdict::passed, "", c.visibility};
+      ++graded;
+      // The expected outputs: the dataset's, or the judge's naive code on the same inputs.
+      std::vector<Array> expected = expected_from_dataset;
+      double judge_seconds = 0;
+      if (expected.empty()) {
+        Worker& j = judge();
+        if (!judge_ready) judge_ready = j.alive() && j.setup(params, seed, supplied, judge_timeout());
+        if (!judge_ready || !j.run(variant, judge_timeout(), expected, judge_seconds)) {
+          result.verdict = Verdict::internal_error;
+          result.details = "the judge failed: " + j.failure().details;
+          judge_.reset();
+          judge_ready = false;
+        }
+      }
+      if (result.verdict == Verdict::passed) {
+        Worker& cand = candidate();
+        if (!candidate_ready) {
+          candidate_ready = cand.alive() && cand.setup(params, seed, supplied, judge_timeout());
+          if (!candidate_ready && cand.failure().verdict == Verdict::passed) candidate_ready = false;
+        }
+        std::vector<Array> got;
+        double seconds = 0;
+        const double timeout = hang_slack_seconds + hang_factor * judge_seconds;
+        if (!candidate_ready) {
+          result.verdict = cand.failure().verdict == Verdict::passed ? Verdict::internal_error : cand.failure().verdict;
+          result.details = cand.failure().details;
+        } else if (!cand.run(variant, timeout, got, seconds)) {
+          result.verdict = cand.failure().verdict;
+          result.details = cand.failure().details;
+          if (!cand.alive()) candidate_ready = false;
+        } else {
+          OutputsCheck check = check_outputs(got, expected, tolerance);
+          if (check.oracle_invalid) {
+            result.verdict = Verdict::internal_error;
+            result.details = "the expected outputs contain NaN or Inf: the lab's judge or dataset is broken";
+          } else if (!check.passed) {
+            result.verdict = Verdict::wrong_answer;
+            result.details = check.summary;
+          }
+        }
+        retire_candidate_if_dead();
+      }
+      if (result.verdict != Verdict::passed && first_failure == Verdict::passed) {
+        first_failure = result.verdict;
+        first_details = c.name + " [" + variant + "]: " + result.details;
+      }
+      if (result.verdict != Verdict::passed && !variant_failures_.count(variant))
+        variant_failures_[variant] = item.name + ": " + c.name;
+      test.cases.push_back(std::move(result));
+    }
+  }
+
+  test.verdict = first_failure;
+  test.details = first_failure == Verdict::passed ? std::to_string(graded) + " runs passed" : first_details;
+  test.score = first_failure == Verdict::passed ? item.points : 0;
+  if (graded == 0 && first_failure == Verdict::passed) {
+    test.verdict = Verdict::not_run;
+    test.details = "every case of this item is hidden; it is graded when staff grade";
+    test.score = 0;
+  }
+  item_verdicts_[item.name] = test.verdict;
+}
+
+bool Grading::prerequisites_passed(const PerformanceItem& item, std::string& missing) const {
+  std::vector<std::string> needed = item.requires_items;
+  if (needed.empty()) {
+    for (const auto& c : spec_.correctness)
+      for (const auto& v : c.variants)
+        if (v == item.variant) needed.push_back(c.name);
+  }
+  for (const auto& name : needed) {
+    auto it = item_verdicts_.find(name);
+    if (it == item_verdicts_.end() || (it->second != Verdict::passed && it->second != Verdict::not_run)) {
+      missing += (missing.empty() ? "" : ", ") + name;
+    }
+  }
+  return missing.empty();
+}
+
+void Grading::fill_rates(const PerformanceItem& item, const Variables& params, Timing& timing) const {
+  Summary summary = summarize(timing.seconds);
+  timing.median = summary.median;
+  timing.q1 = summary.q1;
+  timing.q3 = summary.q3;
+  Variables scope = machine_;
+  for (const auto& [name, value] : params) scope[name] = value;
+  if (timing.median > 0) {
+    if (item.flops) timing.gflops = item.flops->evaluate(scope) / timing.median / 1e9;
+    if (item.bytes) timing.gbps = item.bytes->evaluate(scope) / timing.median / 1e9;
+  }
+}
+
+void Grading::measure(const PerformanceItem& item, TestResult& test) {
+  const Variables params = case_params(item.params, machine_);
+  const std::uint64_t seed = derive_seed(options_.seed, "performance/" + item.name);
+  const Tolerance& tolerance = tolerance_for(spec_, std::nullopt, item.tolerance);
+  auto fail = [&](Verdict verdict, const std::string& details) {
+    test.verdict = verdict;
+    test.details = details;
+    test.score = 0;
+  };
+
+  // The oracle: the judge's naive code on the same inputs.
+  progress("performance: " + item.name + ": computing the expected outputs");
+  Worker& j = judge();
+  std::vector<Array> expected;
+  double judge_seconds = 0;
+  if (!j.alive() || !j.setup(params, seed, {}, judge_timeout()) || !j.run(item.variant, judge_timeout(), expected, judge_seconds)) {
+    judge_.reset();
+    return fail(Verdict::internal_error, "the judge failed: " + j.failure().details);
+  }
+
+  // The baseline: the judge itself (already set up with these inputs) unless the item compares the
+  // candidate with itself or uses other parameters.
+  const std::string baseline_variant = item.baseline.variant.empty() ? item.variant : item.baseline.variant;
+  Worker* baseline = &j;
+  std::unique_ptr<Worker> separate_baseline;
+  if (item.baseline.process == BaselineSpec::Process::candidate || !item.baseline.params.empty()) {
+    const bool on_candidate = item.baseline.process == BaselineSpec::Process::candidate;
+    separate_baseline = start_worker(on_candidate ? candidate_build_.executable : lab_.judge,
+                                     on_candidate ? "baseline-candidate" : "baseline-judge");
+    const Variables baseline_params = with_overrides(params, item.baseline.params, machine_);
+    if (!separate_baseline->alive() || !separate_baseline->setup(baseline_params, seed, {}, judge_timeout())) {
+      const auto& failure = separate_baseline->failure();
+      return fail(on_candidate ? failure.verdict : Verdict::internal_error, "the baseline run failed: " + failure.details);
+    }
+    baseline = separate_baseline.get();
+  }
+
+  Worker& cand = candidate();
+  if (!cand.alive() || !cand.setup(params, seed, {}, judge_timeout())) {
+    Verdict v = cand.failure().verdict;
+    retire_candidate_if_dead();
+    return fail(v == Verdict::passed ? Verdict::internal_error : v, cand.failure().details);
+  }
+
+  // Interleave baseline and candidate in rounds, so a change in the machine's load touches both alike;
+  // warm up first; stop once both are steady, or at the lab's repetition or time budget.
+  progress("performance: " + item.name + ": timing");
+  const auto& timing = spec_.timing;
+  Measurement m;
+  m.candidate.label = "candidate " + item.variant;
+  m.baseline.label = std::string(baseline == &j ? "judge " : separate_baseline && item.baseline.process == BaselineSpec::Process::candidate ? "candidate " : "judge ") + baseline_variant;
+  const auto start = steady::now();
+  int reps_per_round = 1;
+  const double command_timeout = spec_.limits.wall_seconds;
+  for (int round = 0;; ++round) {
+    const int warmup = round == 0 ? timing.warmup : 0;
+    TimedCalls base_calls, cand_calls;
+    if (!baseline->time(baseline_variant, warmup, reps_per_round, false, command_timeout, base_calls)) {
+      const auto& failure = baseline->failure();
+      const bool candidate_side = baseline != &j && item.baseline.process == BaselineSpec::Process::candidate;
+      return fail(candidate_side ? failure.verdict : Verdict::internal_error, "the baseline run failed: " + failure.details);
+    }
+    // Every round's last call is checked, so a submission cannot compute once and then return cached
+    // or partial results while it is being timed.
+    if (!cand.time(item.variant, warmup, reps_per_round, /*want_outputs=*/true, command_timeout, cand_calls)) {
+      Verdict v = cand.failure().verdict;
+      std::string details = cand.failure().details;
+      retire_candidate_if_dead();
+      return fail(v, details);
+    }
+    OutputsCheck check = check_outputs(cand_calls.outputs, expected, tolerance);
+    if (!check.passed) return fail(Verdict::wrong_answer, "the timed call's outputs are wrong: " + check.summary);
+    m.baseline.seconds.insert(m.baseline.seconds.end(), base_calls.seconds.begin(), base_calls.seconds.end());
+    m.candidate.seconds.insert(m.candidate.seconds.end(), cand_calls.seconds.begin(), cand_calls.seconds.end());
+
+    if (round == 0) {
+      // Rounds of about 20 ms each: short calls are batched so per-command overhead stays negligible.
+      const double slowest = std::max(summarize(m.baseline.seconds).median, summarize(m.candidate.seconds).median);
+      reps_per_round = slowest > 0 ? static_cast<int>(std::clamp(0.02 / slowest, 1.0, 256.0)) : 1;
+    }
+    const int reps = static_cast<int>(m.candidate.seconds.size());
+    const double noise = std::max(summarize(m.baseline.seconds).relative_spread(), summarize(m.candidate.seconds).relative_spread());
+    const bool enough = reps >= timing.min_reps;
+    if (enough && (noise <= timing.target_noise || reps >= timing.max_reps || seconds_since(start) >= timing.max_seconds))
+      break;
+    if (seconds_since(start) >= 3 * timing.max_seconds) break;  // never more than this, even below min_reps
+  }
+
+  // Professional figures for the report (cuBLAS, CUB, OpenBLAS): timed after, on the judge's inputs.
+  for (const auto& variant : item.compare) {
+    TimedCalls calls;
+    Timing t;
+    t.label = "judge " + variant;
+    if (j.time(variant, timing.warmup, timing.min_reps, false, command_timeout, calls)) {
+      t.seconds = calls.seconds;
+      fill_rates(item, params, t);
+      m.compare.push_back(t);
+    }
+  }
+
+  fill_rates(item, params, m.candidate);
+  fill_rates(item, params, m.baseline);
+  m.speedup = m.baseline.median / m.candidate.median;
+  m.speedup_low = m.candidate.q3 > 0 ? m.baseline.q1 / m.candidate.q3 : 0;
+  m.speedup_high = m.candidate.q1 > 0 ? m.baseline.q3 / m.candidate.q1 : 0;
+
+  // Roofline: the time this machine needs at least, over the time taken.
+  if (calibration_) {
+    Variables scope = machine_;
+    for (const auto& [name, value] : params) scope[name] = value;
+    const bool one_thread = !params.count("threads") || params.at("threads") <= 1;
+    const double bandwidth = (one_thread ? calibration_->bandwidth_1t_gbps : calibration_->bandwidth_all_gbps) * 1e9;
+    const double peak = (one_thread ? calibration_->peak_fp64_gflops_1t : calibration_->peak_fp64_gflops_all) * 1e9;
+    const double memory_floor = item.bytes ? item.bytes->evaluate(scope) / bandwidth : 0;
+    const double compute_floor = item.flops ? item.flops->evaluate(scope) / peak : 0;
+    const std::string threads_label = one_thread ? "1 thread" : "all threads";
+    if (memory_floor >= compute_floor) {
+      m.roofline_bound = "memory bandwidth (" + threads_label + ", " + fixed(bandwidth / 1e9, 1) + " GB/s)";
+    } else {
+      m.roofline_bound = "FP64 peak (" + threads_label + ", " + fixed(peak / 1e9, 1) + " GFLOP/s)";
+    }
+    m.roofline_fraction = std::max(memory_floor, compute_floor) / m.candidate.median;
+  }
+  test.measurement = m;
+  score_measurement(item, params, test);
+}
+
+void Grading::score_measurement(const PerformanceItem& item, const Variables& params, TestResult& test) {
+  Measurement& m = *test.measurement;
+  Variables scope = machine_;
+  for (const auto& [name, value] : params) scope[name] = value;
+  std::vector<EvaluatedTier> tiers;
+  for (const auto& tier : item.tiers) tiers.push_back({tier.at.evaluate(scope), tier.points});
+  m.threshold_full = tiers.empty() ? 0 : tiers.back().at;
+
+  if (item.metric == Metric::roofline && !calibration_) {
+    test.verdict = Verdict::internal_error;
+    test.details = "this item is graded against the machine's roofline and the machine is not calibrated";
+    return;
+  }
+  if (calibration_ && m.roofline_fraction > believable_roofline) {
+    test.verdict = Verdict::suspect;
+    test.details = "measured at " + fixed(100 * m.roofline_fraction, 0) + "% of this machine's roofline, which no code "
+                   "reaches: the timing was fooled (work outside the timed call?)";
+    test.score = 0;
+    return;
+  }
+  m.metric_value = item.metric == Metric::speedup ? m.speedup : m.roofline_fraction;
+  test.score = tier_points(tiers, m.metric_value);
+  test.verdict = test.score >= item.max_points() - 1e-9 ? Verdict::passed : Verdict::below_threshold;
+  const std::string what = item.metric == Metric::speedup ? "speedup " + fixed(m.speedup, 2) + "x"
+                                                          : fixed(100 * m.roofline_fraction, 1) + "% of the roofline";
+  const std::string target = item.metric == Metric::speedup ? fixed(m.threshold_full, 2) + "x"
+                                                            : fixed(100 * m.threshold_full, 0) + "%";
+  test.details = what + "; full marks from " + target;
+}
+
+void Grading::grade_performance(const PerformanceItem& item, TestResult& test) {
+  test.kind = TestKind::performance;
+  test.max_score = item.max_points();
+  test.visibility = item.visibility;
+  if (options_.quick) {
+    test.verdict = Verdict::not_run;
+    test.details = "--quick: correctness only";
+    return;
+  }
+  std::string missing;
+  if (!prerequisites_passed(item, missing)) {
+    test.verdict = Verdict::not_run;
+    test.details = "needs these correctness items to pass first: " + missing;
+    return;
+  }
+  const std::string key = measurement_key(item);
+  auto done = measurements_.find(key);
+  if (done == measurements_.end()) {
+    measure(item, test);
+    measurements_[key] = test;
+    return;
+  }
+  // Same timing, this item's own tiers.
+  test.verdict = done->second.verdict;
+  test.details = done->second.details;
+  test.measurement = done->second.measurement;
+  test.score = 0;
+  if (test.measurement && (test.verdict == Verdict::passed || test.verdict == Verdict::below_threshold))
+    score_measurement(item, case_params(item.params, machine_), test);
+}
+
+void Grading::run() {
+  const auto start = steady::now();
+  report_.machine = describe_machine();
+  calibration_ = load_calibration(env_);
+  const bool needs_roofline = std::any_of(spec_.performance.begin(), spec_.performance.end(),
+                                          [](const PerformanceItem& p) { return p.metric == Metric::roofline; });
+  if (!calibration_ && needs_roofline && !options_.quick && !spec_.gpu) {
+    progress("calibrating this machine once (memory bandwidth, FP64 peak); `grader calibrate` redoes it");
+    calibration_ = run_calibration(env_);
+  }
+  if (calibration_) attach_calibration(report_.machine, *calibration_);
+
+  prepare_workdir();
+  // Every item appears in the report, even when the submission never got as far as running it.
+  for (const auto& item : spec_.correctness)
+    report_.tests.push_back({item.name, TestKind::correctness, Verdict::not_run, 0, item.points, "", Visibility::visible, {}, {}});
+  for (const auto& item : spec_.performance) {
+    if (item.visibility != Visibility::visible && !options_.include_hidden) {
+      ++report_.hidden_tests_skipped;
+      continue;
+    }
+    report_.tests.push_back({item.name, TestKind::performance, Verdict::not_run, 0, item.max_points(), "", item.visibility, {}, {}});
+  }
+
+  if (build_everything()) {
+    if (spec_.gpu && detect_gpu_arch().empty()) {
+      report_.verdict = Verdict::not_run;
+      report_.verdict_details = "built, but not run: no CUDA GPU was found on this machine";
+      for (auto& test : report_.tests) test.details = "not run: no CUDA GPU on this machine";
+    } else {
+      report_.isolation = "own process group, rlimits (CPU, memory, processes, files), clean environment" +
+                          std::string(::geteuid() == 0 ? ", unprivileged user" : "");
+      std::size_t index = 0;
+      for (const auto& item : spec_.correctness) grade_correctness(item, report_.tests[index++]);
+      for (const auto& item : spec_.performance) {
+        if (item.visibility != Visibility::visible && !options_.include_hidden) continue;
+        grade_performance(item, report_.tests[index++]);
+      }
+    }
+  } else {
+    for (auto& test : report_.tests) {
+      test.verdict = report_.verdict;
+      test.details = "not run: " + std::string(info(report_.verdict).label);
+    }
+  }
+
+  if (candidate_) candidate_->quit();
+  if (judge_) judge_->quit();
+  report_.score = 0;
+  report_.max_score = 0;
+  for (const auto& test : report_.tests) {
+    report_.score += test.score;
+    report_.max_score += test.max_score;
+  }
+  report_.wall_seconds = seconds_since(start);
+  if (!options_.keep_workdir) {
+    std::error_code ec;
+    fs::remove_all(workdir_, ec);
+  }
+}
+
+}  // namespace
+
+std::uint64_t fresh_seed() {
+  std::random_device device;
+  return (static_cast<std::uint64_t>(device()) << 32) ^ device();
+}
+
+std::uint64_t derive_seed(std::uint64_t run_seed, const std::string& name) {
+  std::uint64_t hash = 1469598103934665603ULL;  // FNV-1a of the name, then splitmix64 with the run's seed
+  for (unsigned char c : name) hash = (hash ^ c) * 1099511628211ULL;
+  std::uint64_t z = run_seed + hash + 0x9e3779b97f4a7c15ULL;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return (z ^ (z >> 31)) >> 11;  // 53 bits: survives JSON's doubles exactly
+}
+
+Report grade_submission(const Environment& env, const LabSpec& spec, const GradeOptions& options) {
+  Report report;
+  report.lab = spec.id;
+  report.lab_name = spec.name();
+  report.title = spec.title;
+  report.submission = options.submission.string();
+  report.seed = options.seed;
+  report.max_score = spec.max_score();
+  Grading grading(env, spec, options, report);
+  grading.run();
+  return report;
+}
+
+}  // namespace grader

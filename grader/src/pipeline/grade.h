@@ -1,0 +1,35 @@
+// grade.h: grades one submission of one lab, stage by stage (stage, build, policy, run, check, measure,
+// score), and returns the report. Student failures become verdicts in the report; only a broken
+// environment (no compiler) escapes as an exception.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <string>
+
+#include "core/environment.h"
+#include "report/report.h"
+#include "spec/lab_spec.h"
+
+namespace grader {
+
+struct GradeOptions {
+  std::filesystem::path submission;
+  std::uint64_t seed = 0;        // the run's seed; every case's seed is derived from it and the case's name
+  bool quick = false;            // correctness only
+  bool include_hidden = false;   // staff runs: hidden cases and items too
+  bool keep_workdir = false;     // leave the work directory for inspection
+  std::function<void(const std::string&)> progress;  // one-line status updates, may be empty
+};
+
+Report grade_submission(const Environment& env, const LabSpec& spec, const GradeOptions& options);
+
+// A fresh seed for a run: unpredictable to the submission (it only ever sees the case seeds derived from it).
+std::uint64_t fresh_seed();
+
+// The seed of one case or benchmark: a mix of the run's seed and the case's name, so each case gets its
+// own inputs and a run replays exactly from the run's seed.
+std::uint64_t derive_seed(std::uint64_t run_seed, const std::string& name);
+
+}  // namespace grader

@@ -1,0 +1,30 @@
+#include "pipeline/launch.h"
+
+#include <cstdlib>
+
+namespace grader {
+
+LaunchOptions worker_launch_options(const LabSpec& spec, const std::filesystem::path& executable,
+                                    const std::filesystem::path& workdir) {
+  LaunchOptions launch;
+  launch.argv = {executable.string()};
+  launch.workdir = workdir;
+  // Nothing of the grader's environment leaks in (no secrets, no paths to the reference); only what
+  // the GPU runtime needs to find its libraries and device passes through.
+  launch.environment = {{"PATH", "/usr/bin:/bin"}, {"HOME", workdir.string()}, {"LANG", "C.UTF-8"}};
+  for (const char* passed_through : {"LD_LIBRARY_PATH", "CUDA_VISIBLE_DEVICES"})
+    if (const char* value = std::getenv(passed_through)) launch.environment[passed_through] = value;
+  const auto& limits = spec.limits;
+  launch.limits.wall_seconds = limits.wall_seconds;
+  launch.limits.cpu_seconds = limits.cpu_seconds;
+  launch.limits.memory_bytes = limits.memory_mb << 20;
+  // CUDA reserves far more address space than it uses: GPU labs bound resident memory instead.
+  launch.limits.limit_address_space = !spec.gpu;
+  launch.limits.output_bytes = limits.output_kb * 1024;
+  launch.limits.processes = limits.processes;
+  launch.limits.file_bytes = limits.file_mb << 20;
+  launch.limits.open_files = limits.open_files;
+  return launch;
+}
+
+}  // namespace grader

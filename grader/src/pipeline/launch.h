@@ -1,0 +1,15 @@
+// launch.h: how every worker of a lab is started: clean environment, the lab's limits.
+#pragma once
+
+#include <filesystem>
+
+#include "run/process.h"
+#include "spec/lab_spec.h"
+
+namespace grader {
+
+// `workdir` must exist; the worker runs there and sees only the environment given here.
+LaunchOptions worker_launch_options(const LabSpec& spec, const std::filesystem::path& executable,
+                                    const std::filesystem::path& workdir);
+
+}  // namespace grader

@@ -1,0 +1,209 @@
+#include "policy/policy.h"
+
+#include <cxxabi.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <memory>
+#include <set>
+#include <sstream>
+
+#include "core/tool.h"
+
+namespace grader {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Symbol {
+  std::string name;
+  char type = '?';  // nm's letter: U undefined, T/D/B/R strong, W/V weak, lower case local
+};
+
+std::vector<Symbol> read_symbols(const fs::path& object) {
+  ToolResult result = run_tool({"nm", "-P", object.string()}, object.parent_path(), 60);
+  if (!result.ok()) throw std::runtime_error("nm could not read " + object.string() + ": " + result.output);
+  std::vector<Symbol> symbols;
+  std::istringstream lines(result.output);
+  std::string line;
+  while (std::getline(lines, line)) {
+    std::istringstream fields(line);
+    Symbol symbol;
+    std::string type;
+    if (!(fields >> symbol.name >> type) || type.empty()) continue;
+    symbol.type = type[0];
+    symbols.push_back(symbol);
+  }
+  return symbols;
+}
+
+bool is_strong_global(char type) { return type == 'T' || type == 'D' || type == 'B' || type == 'R' || type == 'G' || type == 'S'; }
+bool is_weak(char type) { return type == 'W' || type == 'V' || type == 'u' || type == 'w' || type == 'v'; }
+
+std::string demangle(const std::string& name) {
+  int status = 0;
+  std::unique_ptr<char, void (*)(void*)> text(abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status), std::free);
+  return status == 0 && text ? std::string(text.get()) : name;
+}
+
+// The C name a symbol stands for, so "clock_gettime@GLIBC_2.17" and versioned aliases match their rule.
+std::string base_name(const std::string& symbol) {
+  auto at = symbol.find('@');
+  return at == std::string::npos ? symbol : symbol.substr(0, at);
+}
+
+bool matches_any(const std::vector<std::string>& patterns, const std::string& name) {
+  return std::any_of(patterns.begin(), patterns.end(), [&](const std::string& p) { return glob_match(p, name); });
+}
+
+// Sections that hold code run before main.
+std::vector<std::string> startup_sections(const fs::path& object) {
+  ToolResult result = run_tool({"readelf", "-S", "-W", object.string()}, object.parent_path(), 60);
+  std::vector<std::string> found;
+  for (const char* section : {".init_array", ".preinit_array", ".ctors"}) {
+    const std::string needle = std::string(section);
+    auto pos = result.output.find(needle);
+    while (pos != std::string::npos) {
+      const char after = pos + needle.size() < result.output.size() ? result.output[pos + needle.size()] : ' ';
+      if (after == ' ' || after == '.') {  // ".init_array" or ".init_array.00100", not ".init_arrayfoo"
+        found.push_back(section);
+        break;
+      }
+      pos = result.output.find(needle, pos + 1);
+    }
+  }
+  return found;
+}
+
+}  // namespace
+
+bool glob_match(std::string_view pattern, std::string_view text) {
+  // '*' and '?' only: enough for symbol families (cublas*, GOMP_*), no character classes needed.
+  std::size_t p = 0, t = 0, star = std::string_view::npos, resume = 0;
+  while (t < text.size()) {
+    if (p < pattern.size() && (pattern[p] == '?' || pattern[p] == text[t])) {
+      ++p;
+      ++t;
+    } else if (p < pattern.size() && pattern[p] == '*') {
+      star = p++;
+      resume = t;
+    } else if (star != std::string_view::npos) {
+      p = star + 1;
+      t = ++resume;
+    } else {
+      return false;
+    }
+  }
+  while (p < pattern.size() && pattern[p] == '*') ++p;
+  return p == pattern.size();
+}
+
+const std::vector<std::string>& default_forbidden_calls() {
+  static const std::vector<std::string> calls = {
+      // new processes and programs
+      "fork", "vfork", "clone", "clone3", "execve", "execveat", "execv", "execvp", "execvpe", "execl", "execlp",
+      "execle", "system", "popen", "posix_spawn", "posix_spawnp",
+      // loading or patching code, raw system calls, debugging other processes
+      "dlopen", "dlmopen", "dlsym", "dlvsym", "syscall", "ptrace", "mprotect", "process_vm_readv", "process_vm_writev",
+      // the network
+      "socket", "socketpair", "connect", "bind", "listen", "accept", "accept4", "getaddrinfo", "gethostbyname",
+      // signals and timers that could stop or fool the harness
+      "kill", "tkill", "tgkill", "sigaction", "signal", "setitimer", "alarm", "timer_create", "prctl",
+      // threads and OpenMP, unless the lab teaches them ([policy] allow)
+      "pthread_create", "GOMP_*", "omp_*", "__kmpc_*", "thrd_create",
+  };
+  return calls;
+}
+
+const std::vector<std::string>& forbidden_definitions() {
+  static const std::vector<std::string> names = {
+      "main", "_start", "_init", "_fini",
+      // timers the harness or the grader reads
+      "clock_gettime", "gettimeofday", "clock", "time", "times", "getrusage", "omp_get_wtime", "omp_get_wtick",
+      "cudaEventElapsedTime", "cudaEventRecord", "cudaEventSynchronize", "cudaDeviceSynchronize", "cudaStreamSynchronize",
+      // the C library and runtimes the harness calls
+      "malloc", "free", "calloc", "realloc", "memcpy", "memmove", "memset", "memcmp", "write", "read", "exit", "_exit",
+      "abort", "pthread_*", "GOMP_*", "omp_*", "cuda*", "cublas*", "__cxa_*", "__libc_*", "__sanitizer_*", "__asan_*",
+      "__ubsan_*", "__tsan_*", "_Znwm", "_Znam", "_ZdlPv", "_ZdaPv", "_ZdlPvm", "_ZdaPvm",
+  };
+  return names;
+}
+
+PolicyResult apply_link_policy(const LabSpec& spec, const std::vector<fs::path>& api_objects,
+                               const std::vector<fs::path>& student_objects) {
+  PolicyResult result;
+  std::set<std::string> api;
+  for (const auto& object : api_objects)
+    for (const auto& symbol : read_symbols(object))
+      if (is_strong_global(symbol.type)) api.insert(symbol.name);
+
+  std::vector<std::string> forbidden_calls;
+  for (const auto& call : default_forbidden_calls())
+    if (!matches_any(spec.policy.allow, call)) forbidden_calls.push_back(call);
+  forbidden_calls.insert(forbidden_calls.end(), spec.policy.forbid.begin(), spec.policy.forbid.end());
+  const bool cuda = spec.build.language == "cuda";
+
+  auto refuse = [&](const Symbol& symbol, std::string rule, const fs::path& object) {
+    result.findings.push_back({symbol.name, demangle(symbol.name), std::move(rule), object.filename().string()});
+  };
+
+  for (const auto& object : student_objects) {
+    std::vector<std::string> keep_global;
+    for (const auto& symbol : read_symbols(object)) {
+      const std::string name = base_name(symbol.name);
+      if (symbol.type == 'U') {
+        // A call the lab forbids; lab allows override the grader's defaults but never the lab's own forbid.
+        if (matches_any(forbidden_calls, name)) {
+          bool allowed = matches_any(spec.policy.allow, name) && !matches_any(spec.policy.forbid, name);
+          if (!allowed) refuse(symbol, "calls " + name + ", which this lab does not allow", object);
+        }
+        continue;
+      }
+      if (!is_strong_global(symbol.type) && !is_weak(symbol.type)) continue;
+      if (api.count(symbol.name)) {
+        keep_global.push_back(symbol.name);
+        continue;
+      }
+      // nvcc emits registration and stub symbols of its own for every CUDA object.
+      const bool cuda_generated = cuda && (name.rfind("__cuda", 0) == 0 || name.rfind("__nv", 0) == 0 ||
+                                           name.rfind("__fatbinwrap", 0) == 0 || name.find("__device_stub__") != std::string::npos);
+      if (matches_any(forbidden_definitions(), name) && !cuda_generated) {
+        refuse(symbol, "defines " + name + ", a name the C library, the runtime or the harness owns", object);
+        continue;
+      }
+      if (is_weak(symbol.type) || cuda_generated) {
+        keep_global.push_back(symbol.name);  // inline functions and templates: shared by the linker, harmless
+        continue;
+      }
+      result.localized.push_back(symbol.name);
+    }
+    for (const auto& section : startup_sections(object)) {
+      // nvcc registers each CUDA object's kernels from a static constructor it generates itself.
+      if (cuda) continue;
+      refuse(Symbol{section, 'S'},
+             "has a " + section + " section: code that runs before main (a global object with a constructor, or "
+             "__attribute__((constructor))); make such objects local to a function",
+             object);
+    }
+    if (!result.localized.empty()) {
+      const fs::path keep_file = object.string() + ".keep";
+      std::ofstream keep(keep_file);
+      for (const auto& name : keep_global) keep << name << "\n";
+      keep.close();
+      ToolResult rewritten = run_tool({"objcopy", "--keep-global-symbols=" + keep_file.string(), object.string()},
+                                      object.parent_path(), 60);
+      if (!rewritten.ok()) throw std::runtime_error("objcopy could not localize symbols: " + rewritten.output);
+    }
+  }
+
+  if (!result.findings.empty()) {
+    result.verdict = Verdict::policy_refused;
+    for (const auto& finding : result.findings)
+      result.details += finding.object + ": " + finding.readable + ": " + finding.rule + "\n";
+  }
+  return result;
+}
+
+}  // namespace grader

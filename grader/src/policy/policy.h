@@ -1,0 +1,45 @@
+// policy.h: pipeline stage 4. Reads the student's object files (nm, readelf) before anything runs:
+//   - the only global definitions kept are the lab's API (what the lab's baseline defines); every other
+//     strong global is made local, so student code cannot interpose on the harness or the C library;
+//   - defining a C library, timer or runtime symbol (clock_gettime, main, omp_get_wtime...) is refused;
+//   - calling what the lab does not allow (fork, dlopen, sockets, cublas* in a GEMM lab...) is refused;
+//   - static constructors (.init_array, .ctors, .preinit_array) are refused: no code runs before main.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "core/environment.h"
+#include "report/verdict.h"
+#include "spec/lab_spec.h"
+
+namespace grader {
+
+struct PolicyFinding {
+  std::string symbol;  // as the linker sees it
+  std::string readable;  // demangled
+  std::string rule;    // which rule refused it, in words
+  std::string object;  // the student file it came from
+};
+
+struct PolicyResult {
+  Verdict verdict = Verdict::passed;  // passed or policy_refused
+  std::vector<PolicyFinding> findings;
+  std::string details;  // one line per finding
+  std::vector<std::string> localized;  // student globals made local
+};
+
+// `api_objects`: the lab's baseline objects, whose global definitions are the API. Rewrites student
+// objects in place (localizing non-API globals).
+PolicyResult apply_link_policy(const LabSpec& spec, const std::vector<std::filesystem::path>& api_objects,
+                               const std::vector<std::filesystem::path>& student_objects);
+
+// The grader's default refusals for undefined references (globs); a lab's [policy] adds or allows.
+const std::vector<std::string>& default_forbidden_calls();
+// Names a student may never define: the C library, timers, runtimes, main.
+const std::vector<std::string>& forbidden_definitions();
+
+bool glob_match(std::string_view pattern, std::string_view text);
+
+}  // namespace grader

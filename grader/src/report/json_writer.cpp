@@ -1,0 +1,118 @@
+#include <cmath>
+
+#include "report/writers.h"
+
+namespace grader {
+
+namespace {
+
+using json = nlohmann::json;
+
+double finite_or_zero(double value) { return std::isfinite(value) ? value : 0.0; }
+
+json timing_json(const Timing& t) {
+  return {{"label", t.label}, {"median_s", t.median}, {"q1_s", t.q1}, {"q3_s", t.q3}, {"reps", t.seconds.size()},
+          {"gflops", finite_or_zero(t.gflops)}, {"gbps", finite_or_zero(t.gbps)}};
+}
+
+}  // namespace
+
+json to_json(const Report& report) {
+  json tests = json::array();
+  for (const auto& test : report.tests) {
+    json entry = {{"name", test.name},
+                  {"kind", to_string(test.kind)},
+                  {"status", to_string(test.verdict)},
+                  {"score", test.score},
+                  {"max_score", test.max_score},
+                  {"details", test.details},
+                  {"visibility", to_string(test.visibility)}};
+    if (test.kind == TestKind::correctness) {
+      json cases = json::array();
+      for (const auto& c : test.cases)
+        cases.push_back({{"name", c.name}, {"variant", c.variant}, {"status", to_string(c.verdict)}, {"details", c.details},
+                         {"visibility", to_string(c.visibility)}});
+      entry["cases"] = cases;
+    }
+    if (test.measurement) {
+      const Measurement& m = *test.measurement;
+      json compare = json::array();
+      for (const auto& t : m.compare) compare.push_back(timing_json(t));
+      entry["measurement"] = {{"candidate", timing_json(m.candidate)},
+                              {"baseline", timing_json(m.baseline)},
+                              {"compare", compare},
+                              {"speedup", finite_or_zero(m.speedup)},
+                              {"speedup_range", {finite_or_zero(m.speedup_low), finite_or_zero(m.speedup_high)}},
+                              {"roofline_fraction", finite_or_zero(m.roofline_fraction)},
+                              {"roofline_bound", m.roofline_bound},
+                              {"metric_value", finite_or_zero(m.metric_value)},
+                              {"full_marks_at", m.threshold_full}};
+    }
+    tests.push_back(entry);
+  }
+  const MachineInfo& mi = report.machine;
+  json machine = {{"hostname", mi.hostname}, {"cpu", mi.cpu}, {"threads", mi.threads}, {"calibrated", mi.calibrated}};
+  if (mi.calibrated) {
+    machine["bandwidth_1t_gbps"] = mi.bandwidth_1t_gbps;
+    machine["bandwidth_all_gbps"] = mi.bandwidth_all_gbps;
+    machine["peak_fp64_gflops_1t"] = mi.peak_fp64_gflops_1t;
+    machine["peak_fp64_gflops_all"] = mi.peak_fp64_gflops_all;
+  }
+  if (!mi.gpu.empty()) machine["gpu"] = mi.gpu;
+  return {{"schema", "grader-report/1"},
+          {"lab", report.lab},
+          {"lab_name", report.lab_name},
+          {"title", report.title},
+          {"submission", report.submission},
+          {"seed", report.seed},
+          {"status", to_string(report.verdict)},
+          {"status_details", report.verdict_details},
+          {"score", report.score},
+          {"max_score", report.max_score},
+          {"hidden_not_run", report.hidden_tests_skipped},
+          {"isolation", report.isolation},
+          {"build_log", report.build_log},
+          {"machine", machine},
+          {"wall_seconds", report.wall_seconds},
+          {"tests", tests}};
+}
+
+json to_gradescope(const Report& report) {
+  json tests = json::array();
+  for (const auto& test : report.tests) {
+    std::string output = std::string(info(test.verdict).label) + (test.details.empty() ? "" : ": " + test.details);
+    for (const auto& c : test.cases)
+      if (c.verdict != Verdict::passed && c.visibility == Visibility::visible)
+        output += "\n  " + c.name + " [" + c.variant + "]: " + std::string(info(c.verdict).label) + ": " + c.details;
+    const bool ok = test.verdict == Verdict::passed;
+    tests.push_back({{"name", test.name},
+                     {"score", test.score},
+                     {"max_score", test.max_score},
+                     {"status", ok ? "passed" : "failed"},
+                     {"output", output},
+                     {"tags", {std::string(to_string(test.kind)), std::string(to_string(test.verdict))}},
+                     // Gradescope's word for after_due_date is the same; hidden stays hidden.
+                     {"visibility", std::string(to_string(test.visibility))}});
+  }
+  std::string summary = report.lab_name + ": " + std::string(info(report.verdict).label);
+  if (!report.verdict_details.empty()) summary += "\n" + report.verdict_details;
+  if (!report.build_log.empty() && report.verdict == Verdict::build_error) summary += "\n\n" + report.build_log;
+  return {{"score", report.score},
+          {"execution_time", static_cast<int>(std::ceil(report.wall_seconds))},
+          {"output", summary},
+          {"visibility", "visible"},
+          {"stdout_visibility", "hidden"},
+          {"tests", tests}};
+}
+
+Report internal_error_report(const std::string& lab, const std::string& submission, const std::string& what) {
+  Report report;
+  report.lab = lab;
+  report.lab_name = lab;
+  report.submission = submission;
+  report.verdict = Verdict::internal_error;
+  report.verdict_details = "the grader failed, not the submission: " + what;
+  return report;
+}
+
+}  // namespace grader

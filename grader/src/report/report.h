@@ -1,0 +1,89 @@
+// report.h: what grading one submission produced (pipeline stage 9's input). The text, JSON and
+// Gradescope writers, the batch gradebook and selftest all read this one structure.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "report/verdict.h"
+#include "spec/lab_spec.h"
+
+namespace grader {
+
+enum class TestKind { correctness, performance };
+std::string_view to_string(TestKind kind);
+
+struct CaseResult {
+  std::string name;
+  std::string variant;
+  Verdict verdict = Verdict::not_run;
+  std::string details;  // the worst element and where, or how the run ended
+  Visibility visibility = Visibility::visible;
+};
+
+// One timed implementation: its per-call times (seconds) and the rates derived from them.
+struct Timing {
+  std::string label;        // "candidate unrolled", "judge rowptr", "judge openblas"
+  std::vector<double> seconds;
+  double median = 0;
+  double q1 = 0, q3 = 0;    // quartiles: the spread a student sees
+  double gflops = 0;        // 0 when the item declares no flops
+  double gbps = 0;          // 0 when the item declares no bytes
+};
+
+struct Measurement {
+  Timing candidate;
+  Timing baseline;
+  std::vector<Timing> compare;  // professional figures (cuBLAS, CUB, OpenBLAS), report only
+  double speedup = 0;           // baseline median / candidate median
+  double speedup_low = 0, speedup_high = 0;  // from the quartiles: baseline q1 / candidate q3 .. q3 / q1
+  double roofline_fraction = 0;  // achieved / calibrated peak of the binding resource; 0 if uncalibrated
+  std::string roofline_bound;    // "memory bandwidth (1 thread)", "double-precision peak"
+  double metric_value = 0;       // the number the tiers read (speedup or roofline fraction)
+  double threshold_full = 0;     // the last tier's `at`, evaluated on this machine
+};
+
+struct TestResult {
+  std::string name;
+  TestKind kind = TestKind::correctness;
+  Verdict verdict = Verdict::not_run;
+  double score = 0;
+  double max_score = 0;
+  std::string details;
+  Visibility visibility = Visibility::visible;
+  std::vector<CaseResult> cases;           // correctness items
+  std::optional<Measurement> measurement;  // performance items that were timed
+};
+
+struct MachineInfo {
+  std::string hostname;
+  std::string cpu;
+  int threads = 0;
+  bool calibrated = false;
+  double bandwidth_1t_gbps = 0, bandwidth_all_gbps = 0, peak_fp64_gflops_1t = 0, peak_fp64_gflops_all = 0;
+  std::string gpu;  // empty without one
+};
+
+struct Report {
+  std::string lab;        // "lab1"
+  std::string lab_name;   // "lab1-matvec"
+  std::string title;
+  std::string submission;
+  std::uint64_t seed = 0;
+  Verdict verdict = Verdict::passed;  // the submission as a whole: build_error, missing_file, ... or passed
+  std::string verdict_details;
+  double score = 0;
+  double max_score = 0;
+  std::string build_log;  // compiler output, as the compiler wrote it
+  std::string isolation;  // which isolation was in force for the candidate
+  std::vector<TestResult> tests;
+  int hidden_tests_skipped = 0;  // hidden items/cases a student's local run did not grade
+  MachineInfo machine;
+  double wall_seconds = 0;
+
+  bool all_passed() const;  // every test passed or was below_threshold, and nothing else went wrong
+};
+
+}  // namespace grader

@@ -1,0 +1,129 @@
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+#include "report/writers.h"
+
+namespace grader {
+
+namespace {
+
+struct Style {
+  bool on;
+  std::string paint(const std::string& text, const char* code) const {
+    return on ? std::string("\033[") + code + "m" + text + "\033[0m" : text;
+  }
+  std::string good(const std::string& t) const { return paint(t, "32"); }
+  std::string bad(const std::string& t) const { return paint(t, "31"); }
+  std::string warn(const std::string& t) const { return paint(t, "33"); }
+  std::string dim(const std::string& t) const { return paint(t, "2"); }
+  std::string bold(const std::string& t) const { return paint(t, "1"); }
+};
+
+std::string format(const char* pattern, double value) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, pattern, value);
+  return buffer;
+}
+
+std::string points(double score, double max) {
+  auto shown = [](double v) { return std::fabs(v - std::round(v)) < 0.005 ? format("%.0f", v) : format("%.1f", v); };
+  return shown(score) + " / " + shown(max);
+}
+
+std::string duration(double seconds) {
+  if (seconds >= 1) return format("%.3f s", seconds);
+  if (seconds >= 1e-3) return format("%.2f ms", seconds * 1e3);
+  return format("%.1f us", seconds * 1e6);
+}
+
+std::string pad(std::string text, std::size_t width) {
+  if (text.size() < width) text.append(width - text.size(), ' ');
+  return text;
+}
+
+std::string marker(const Style& style, Verdict verdict) {
+  switch (verdict) {
+    case Verdict::passed: return style.good("PASS");
+    case Verdict::below_threshold: return style.warn("PART");
+    case Verdict::not_run: return style.dim("----");
+    default: return style.bad("FAIL");
+  }
+}
+
+std::string rates(const Timing& t) {
+  std::string line = pad(duration(t.median), 11);
+  line += pad(t.gflops > 0 ? format("%.2f", t.gflops) : "-", 9);
+  line += pad(t.gbps > 0 ? format("%.2f", t.gbps) : "-", 9);
+  return line;
+}
+
+}  // namespace
+
+std::string render_text(const Report& report, bool colour) {
+  Style style{colour};
+  std::ostringstream out;
+  out << style.bold(report.lab_name + ": " + report.title) << "\n";
+  out << "submission " << report.submission << "  seed " << report.seed << "  (replay with --seed " << report.seed << ")\n";
+  const MachineInfo& m = report.machine;
+  out << "machine " << m.hostname << ", " << m.cpu << ", " << m.threads << " threads";
+  if (m.calibrated)
+    out << "; calibrated: " << format("%.1f", m.bandwidth_1t_gbps) << " GB/s and " << format("%.1f", m.peak_fp64_gflops_1t)
+        << " GFLOP/s on 1 thread, " << format("%.1f", m.bandwidth_all_gbps) << " GB/s and "
+        << format("%.1f", m.peak_fp64_gflops_all) << " GFLOP/s on all";
+  out << "\n";
+
+  if (report.verdict != Verdict::passed) {
+    out << "\n" << style.bad(std::string(info(report.verdict).label)) << ": " << report.verdict_details << "\n";
+    if (report.verdict == Verdict::build_error && !report.build_log.empty()) out << "\n" << report.build_log << "\n";
+  }
+
+  bool any_correctness = false, any_performance = false;
+  for (const auto& test : report.tests) {
+    (test.kind == TestKind::correctness ? any_correctness : any_performance) = true;
+  }
+  if (any_correctness) {
+    out << "\n" << style.bold("correctness") << "\n";
+    for (const auto& test : report.tests) {
+      if (test.kind != TestKind::correctness) continue;
+      out << "  " << marker(style, test.verdict) << "  " << pad(test.name, 34) << pad(points(test.score, test.max_score), 10)
+          << "  " << (test.verdict == Verdict::passed ? style.dim(test.details) : test.details) << "\n";
+      int shown = 0;
+      for (const auto& c : test.cases) {
+        if (c.verdict == Verdict::passed || c.verdict == Verdict::not_run) continue;
+        if (++shown > 4) {
+          out << "        ...\n";
+          break;
+        }
+        out << "        " << c.name << " [" << c.variant << "]: " << info(c.verdict).label << ": " << c.details << "\n";
+      }
+    }
+  }
+  if (any_performance) {
+    out << "\n" << style.bold("performance") << style.dim("  (median time; GFLOP/s; GB/s; roofline; speedup [quartile range])") << "\n";
+    for (const auto& test : report.tests) {
+      if (test.kind != TestKind::performance) continue;
+      out << "  " << marker(style, test.verdict) << "  " << pad(test.name, 56) << pad(points(test.score, test.max_score), 10)
+          << "\n";
+      if (test.measurement) {
+        const Measurement& me = *test.measurement;
+        out << "        " << pad(me.candidate.label, 26) << rates(me.candidate)
+            << pad(me.roofline_fraction > 0 ? format("%.0f%%", 100 * me.roofline_fraction) : "-", 7)
+            << format("%.2fx", me.speedup) << " [" << format("%.2f", me.speedup_low) << "-" << format("%.2f", me.speedup_high)
+            << "]\n";
+        out << "        " << pad(me.baseline.label, 26) << rates(me.baseline) << "\n";
+        for (const auto& t : me.compare) out << "        " << pad(t.label, 26) << rates(t) << style.dim("(for comparison)") << "\n";
+        if (!me.roofline_bound.empty()) out << "        " << style.dim("roofline bound: " + me.roofline_bound) << "\n";
+      }
+      if (!test.details.empty()) out << "        " << test.details << "\n";
+    }
+  }
+
+  out << "\n" << style.bold("total " + points(report.score, report.max_score)) << "\n";
+  if (report.hidden_tests_skipped > 0)
+    out << report.hidden_tests_skipped << " hidden case(s) or item(s) were not run here; they run when your work is graded.\n";
+  if (!report.isolation.empty()) out << style.dim("isolation: " + report.isolation) << "\n";
+  return out.str();
+}
+
+}  // namespace grader

@@ -1,0 +1,37 @@
+// verdict.h: every way a graded test can end, named once. Every output format (text, JSON, Gradescope,
+// the batch CSV) takes its words from this table, so a verdict is spelled the same everywhere.
+#pragma once
+
+#include <string_view>
+
+namespace grader {
+
+enum class Verdict {
+  passed,
+  wrong_answer,     // outputs differ from the judge's beyond tolerance
+  build_error,      // the student's code did not compile or link
+  policy_refused,   // the student's objects define or call something the lab forbids
+  missing_file,     // a declared student file is absent, a link, not a regular file, or too large
+  crash,            // killed by a signal, or an exception escaped the student's code
+  time_limit,       // wall-clock or CPU-time limit
+  memory_limit,
+  output_limit,     // stdout or stderr past the cap
+  no_completion,    // exited (any code) before reporting every result
+  suspect,          // results that cannot be reconciled with what the grader measured outside
+  below_threshold,  // a correct, timed run that earned less than full performance points
+  not_run,          // not run on purpose: --quick, a failed prerequisite, no GPU on this machine
+  internal_error,   // the grader or the lab's own code failed; never the student's fault
+};
+
+struct VerdictInfo {
+  Verdict verdict;
+  std::string_view name;         // stable identifier in JSON and CSV: "wrong_answer"
+  std::string_view label;        // what a person reads: "wrong answer"
+  bool student_fault;            // false for passed, not_run and internal_error
+};
+
+const VerdictInfo& info(Verdict verdict);
+std::string_view to_string(Verdict verdict);  // info(verdict).name
+bool verdict_from_string(std::string_view name, Verdict& into);
+
+}  // namespace grader

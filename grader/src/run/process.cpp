@@ -1,0 +1,647 @@
+// process.cpp: starting one untrusted child under limits, talking to it over fds 3 and 4, and ending it.
+//
+// Starting: every pipe is made close-on-exec (launches from other threads must not inherit them); the child
+// places its ends at fds 0-4, closes the rest, enters its own process group and work directory, takes its
+// rlimits, drops to nobody when we are root, and execs. A failure before execve comes back over a sixth,
+// close-on-exec pipe as (step, errno), so launch() can throw with the reason instead of returning a child
+// that "exited 127".
+//
+// Waiting: every wait is one poll() loop (wait_for) that also drains stdout and stderr and enforces the wall,
+// memory and output limits, so no caller can forget them and a child blocked on a full stdout pipe never
+// deadlocks a grader blocked on fd 4.
+//
+// Ending: the group is always killed while the leader is still unreaped (an unreaped leader holds its pid,
+// so the group id cannot have been reused), then the leader is reaped with its rusage, then whatever it left
+// behind: we are a child subreaper, so orphans of the group come back to us rather than to an init that may
+// never reap them (unreaped zombies of nobody would count against the next child's process limit).
+#include "run/process.h"
+
+#include <fcntl.h>
+#include <grp.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <mutex>
+#include <stdexcept>
+#include <system_error>
+#include <utility>
+
+#include "run/procfs.h"
+
+namespace grader {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// The user a root grader runs children as: nobody/nogroup on Debian, Ubuntu and RHEL alike.
+constexpr uid_t kNobodyUid = 65534;
+constexpr gid_t kNobodyGid = 65534;
+
+// Where the child finds its channels (see grader/labkit/worker_protocol.md). kStartErrorFd carries a failure
+// to start back to the grader; it is close-on-exec, so a successful execve closes it.
+constexpr int kCommandFd = 3;
+constexpr int kReplyFd = 4;
+constexpr int kStartErrorFd = 5;
+// Five fds for stdin, stdout, stderr and the two channels, plus room for the dynamic loader and libc.
+constexpr int kMinOpenFiles = 8;
+
+// How often a wait wakes to sample the group's resident memory when memory is limited by polling.
+constexpr auto kRssPollTick = std::chrono::milliseconds(50);
+// Without a pidfd, how often finish() looks whether the child has exited.
+constexpr auto kExitPollTick = std::chrono::milliseconds(10);
+// A reply line is one JSON message; one longer than this is a child trying to exhaust our memory.
+constexpr std::size_t kMaxReplyLineBytes = 1u << 20;
+// Arrays travel through the channels: larger pipes mean fewer context switches per array.
+constexpr int kChannelPipeBytes = 1 << 20;
+constexpr std::size_t kChunkBytes = 64 * 1024;
+
+// --- Starting ---------------------------------------------------------------------------------------------
+
+// The step of starting the child that failed, as the child reports it.
+enum class StartStep : int { redirect, enter_workdir, set_limits, drop_privileges, exec };
+
+const char* describe(StartStep step) {
+  switch (step) {
+    case StartStep::redirect: return "placing its file descriptors";
+    case StartStep::enter_workdir: return "entering its work directory";
+    case StartStep::set_limits: return "setting its resource limits";
+    case StartStep::drop_privileges: return "dropping to user nobody";
+    case StartStep::exec: return "executing it";
+  }
+  return "starting it";
+}
+
+struct StartFailure {
+  StartStep step;
+  int error;
+};
+
+// An owned file descriptor, so that launch() leaks nothing when it throws halfway.
+class Fd {
+ public:
+  Fd() = default;
+  explicit Fd(int fd) : fd_(fd) {}
+  Fd(Fd&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
+  Fd& operator=(Fd&& other) noexcept {
+    reset(std::exchange(other.fd_, -1));
+    return *this;
+  }
+  ~Fd() { reset(); }
+  int get() const { return fd_; }
+  int release() { return std::exchange(fd_, -1); }
+  void reset(int fd = -1) {
+    if (fd_ >= 0) close(fd_);
+    fd_ = fd;
+  }
+
+ private:
+  int fd_ = -1;
+};
+
+struct Pipe {
+  Fd read_end, write_end;
+};
+
+Pipe make_pipe() {
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) throw std::system_error(errno, std::generic_category(), "pipe2");
+  return {Fd(fds[0]), Fd(fds[1])};
+}
+
+void set_nonblocking(int fd) {
+  const int flags = fcntl(fd, F_GETFL);
+  if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) != 0) {
+    throw std::system_error(errno, std::generic_category(), "fcntl(O_NONBLOCK)");
+  }
+}
+
+void close_fd(int& fd) {
+  if (fd >= 0) close(fd);
+  fd = -1;
+}
+
+// Once per grader process: writing to a child that has gone must be an EPIPE error, not our death by
+// SIGPIPE; and orphans of a child's group must be reparented to us so that we can reap them.
+void prepare_grader_process() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    signal(SIGPIPE, SIG_IGN);
+    prctl(PR_SET_CHILD_SUBREAPER, 1);
+  });
+}
+
+// The path execve gets. A bare name is looked up in the child's PATH (the only environment that counts: ours
+// is not inherited); a relative path is taken from the grader's working directory, not the child's workdir.
+std::string resolve_program(const std::string& name, const std::map<std::string, std::string>& environment) {
+  if (name.find('/') != std::string::npos) return std::filesystem::absolute(name).string();
+  const auto path = environment.find("PATH");
+  if (path == environment.end()) return name;
+  std::string_view dirs = path->second;
+  while (true) {
+    const auto colon = dirs.find(':');
+    const std::string_view dir = dirs.substr(0, colon);
+    const std::string candidate = (dir.empty() ? std::string(".") : std::string(dir)) + "/" + name;
+    if (access(candidate.c_str(), X_OK) == 0) return candidate;
+    if (colon == std::string_view::npos) return name;  // execve will fail with ENOENT, reported as usual
+    dirs.remove_prefix(colon + 1);
+  }
+}
+
+struct Rlimit {
+  int resource;
+  rlimit value;
+};
+
+// Without CAP_SYS_RESOURCE (even root in a container may lack it) a hard limit can only be lowered: a limit
+// above our own is asked for as our own, rather than failing every launch.
+Rlimit capped(int resource, rlim_t soft, rlim_t hard) {
+  rlimit current = {RLIM_INFINITY, RLIM_INFINITY};
+  getrlimit(resource, &current);
+  hard = std::min(hard, current.rlim_max);
+  return {resource, {std::min(soft, hard), hard}};
+}
+
+std::vector<Rlimit> rlimits_for(const ProcessLimits& limits, long tasks_already_running) {
+  const auto cpu = static_cast<rlim_t>(std::ceil(limits.cpu_seconds));
+  const auto tasks = static_cast<rlim_t>(tasks_already_running + limits.processes);
+  const auto open_files = static_cast<rlim_t>(limits.open_files);
+  std::vector<Rlimit> result = {
+      capped(RLIMIT_CPU, cpu, cpu + 1),  // SIGXCPU at the soft limit; SIGKILL a second later if it is caught
+      capped(RLIMIT_NPROC, tasks, tasks),
+      capped(RLIMIT_FSIZE, limits.file_bytes, limits.file_bytes),
+      capped(RLIMIT_NOFILE, open_files, open_files),
+      capped(RLIMIT_CORE, 0, 0),
+  };
+  if (limits.limit_address_space && limits.memory_bytes > 0) {
+    result.push_back(capped(RLIMIT_AS, limits.memory_bytes, limits.memory_bytes));
+  }
+  return result;
+}
+
+// Everything the child needs, prepared before fork(): after it, the child may only make async-signal-safe
+// calls (another grader thread may have held the allocator's lock when we forked), so nothing is built there.
+struct ChildPlan {
+  std::string program;
+  std::vector<std::string> argument_storage, environment_storage;
+  std::vector<char*> argv, envp;
+  std::string workdir;
+  std::vector<Rlimit> rlimits;
+  bool drop_privileges = false;
+  int fds[kReplyFd + 1] = {-1, -1, -1, -1, -1};  // fds[n] becomes the child's fd n
+  int start_error_fd = -1;
+  int highest_fd = 1024;  // where closing fds one by one may stop, when close_range is missing
+};
+
+std::vector<char*> c_strings(std::vector<std::string>& strings) {
+  std::vector<char*> pointers;
+  for (std::string& s : strings) pointers.push_back(s.data());
+  pointers.push_back(nullptr);
+  return pointers;
+}
+
+[[noreturn]] void report_start_failure(int fd, StartStep step) {
+  const StartFailure failure{step, errno};
+  [[maybe_unused]] const ssize_t ignored = write(fd, &failure, sizeof failure);
+  _exit(127);
+}
+
+void close_fds_from(int first, int highest) {
+#ifdef SYS_close_range
+  if (syscall(SYS_close_range, first, ~0u, 0) == 0) return;
+#endif
+  for (int fd = first; fd <= highest; ++fd) close(fd);
+}
+
+// Runs in the forked child: async-signal-safe calls only, and it never returns.
+[[noreturn]] void become_child(const ChildPlan& plan) {
+  setpgid(0, 0);
+
+  // Ignored signals and the signal mask survive execve; the grader ignores SIGPIPE and may block others.
+  struct sigaction default_action = {};
+  default_action.sa_handler = SIG_DFL;
+  for (int sig = 1; sig < NSIG; ++sig) sigaction(sig, &default_action, nullptr);
+  sigset_t nothing;
+  sigemptyset(&nothing);
+  sigprocmask(SIG_SETMASK, &nothing, nullptr);
+
+  // Lift every source above fd 5 first: a pipe end may itself be numbered 0-5, and dup2 onto it would lose it.
+  constexpr int kAboveTargets = 16;
+  const int error_fd = fcntl(plan.start_error_fd, F_DUPFD_CLOEXEC, kAboveTargets);
+  if (error_fd < 0) report_start_failure(plan.start_error_fd, StartStep::redirect);
+  int lifted[kReplyFd + 1];
+  for (int target = 0; target <= kReplyFd; ++target) {
+    lifted[target] = fcntl(plan.fds[target], F_DUPFD_CLOEXEC, kAboveTargets);
+    if (lifted[target] < 0) report_start_failure(error_fd, StartStep::redirect);
+  }
+  for (int target = 0; target <= kReplyFd; ++target) {
+    if (dup2(lifted[target], target) < 0) report_start_failure(error_fd, StartStep::redirect);  // clears cloexec
+  }
+  if (dup3(error_fd, kStartErrorFd, O_CLOEXEC) < 0) report_start_failure(error_fd, StartStep::redirect);
+  close_fds_from(kStartErrorFd + 1, plan.highest_fd);
+
+  if (chdir(plan.workdir.c_str()) != 0) report_start_failure(kStartErrorFd, StartStep::enter_workdir);
+  for (const Rlimit& limit : plan.rlimits) {
+    if (setrlimit(limit.resource, &limit.value) != 0) report_start_failure(kStartErrorFd, StartStep::set_limits);
+  }
+  // Root ignores RLIMIT_NPROC: the process limit only holds for an unprivileged user.
+  if (plan.drop_privileges &&
+      (setgroups(0, nullptr) != 0 || setgid(kNobodyGid) != 0 || setuid(kNobodyUid) != 0)) {
+    report_start_failure(kStartErrorFd, StartStep::drop_privileges);
+  }
+  execve(plan.program.c_str(), plan.argv.data(), plan.envp.data());
+  report_start_failure(kStartErrorFd, StartStep::exec);
+}
+
+void check_options(const LaunchOptions& options) {
+  const ProcessLimits& limits = options.limits;
+  if (options.argv.empty()) throw std::invalid_argument("launch: argv is empty");
+  if (!(limits.wall_seconds > 0) || !(limits.cpu_seconds > 0)) {
+    throw std::invalid_argument("launch: the wall and CPU time limits must be positive");
+  }
+  if (limits.processes < 1) throw std::invalid_argument("launch: the process limit must be at least 1");
+  if (limits.open_files < kMinOpenFiles) {
+    throw std::invalid_argument("launch: the open-file limit must be at least " + std::to_string(kMinOpenFiles));
+  }
+}
+
+// --- Waiting and ending -----------------------------------------------------------------------------------
+
+// A time `span` after `from`; spans beyond any real wait are clamped so the conversion cannot overflow.
+Clock::time_point after(std::chrono::duration<double> span, Clock::time_point from = Clock::now()) {
+  constexpr double kLongestSeconds = 1e7;
+  const double seconds = span.count() > 0 ? std::min(span.count(), kLongestSeconds) : 0.0;
+  return from + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+}
+
+timespec to_timespec(Clock::duration span) {
+  const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::max(span, Clock::duration::zero()));
+  return {static_cast<time_t>(ns.count() / 1'000'000'000), static_cast<long>(ns.count() % 1'000'000'000)};
+}
+
+// Moves what `fd` holds now into `into`, keeping at most `cap` bytes. False once more than `cap` came.
+bool drain_stream(int& fd, std::string& into, std::size_t cap, bool& truncated) {
+  char chunk[kChunkBytes];
+  while (fd >= 0) {
+    const ssize_t got = read(fd, chunk, sizeof chunk);
+    if (got > 0) {
+      const std::size_t room = cap - std::min(cap, into.size());
+      into.append(chunk, std::min(room, static_cast<std::size_t>(got)));
+      if (static_cast<std::size_t>(got) > room) {
+        truncated = true;
+        return false;
+      }
+    } else if (got == 0) {
+      close_fd(fd);
+    } else if (errno != EINTR) {
+      break;  // EAGAIN: nothing more for now
+    }
+  }
+  return true;
+}
+
+double seconds(const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) * 1e-6; }
+
+// How a reaped child ended. `cause` is the limit we killed it for, or running when we did not.
+Ending describe_ending(int status, const rusage& usage, Ending::Kind cause, const ProcessLimits& limits) {
+  Ending ending;
+  ending.cpu_seconds = seconds(usage.ru_utime) + seconds(usage.ru_stime);
+  ending.max_rss_bytes = static_cast<std::size_t>(usage.ru_maxrss) * 1024;  // Linux reports kilobytes
+  if (WIFEXITED(status)) ending.exit_code = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) {
+    ending.signal = WTERMSIG(status);
+    ending.signal_name = signal_name(ending.signal);
+  }
+  if (cause != Ending::Kind::running) {
+    ending.kind = cause;
+  } else if (WIFEXITED(status)) {
+    ending.kind = Ending::Kind::exited;
+  } else if (ending.signal == SIGXCPU || (ending.signal == SIGKILL && ending.cpu_seconds >= limits.cpu_seconds)) {
+    ending.kind = Ending::Kind::cpu_timeout;  // SIGKILL: the hard CPU limit, for a child that caught SIGXCPU
+  } else {
+    ending.kind = Ending::Kind::signaled;
+  }
+  return ending;
+}
+
+}  // namespace
+
+// --- ChildProcess -----------------------------------------------------------------------------------------
+
+ChildProcess ChildProcess::launch(const LaunchOptions& options) {
+  check_options(options);
+  prepare_grader_process();
+
+  ChildPlan plan;
+  plan.argument_storage = options.wrapper;
+  plan.argument_storage.insert(plan.argument_storage.end(), options.argv.begin(), options.argv.end());
+  const std::string& shown_name = plan.argument_storage.front();
+  plan.program = resolve_program(shown_name, options.environment);
+  plan.argv = c_strings(plan.argument_storage);
+  for (const auto& [name, value] : options.environment) plan.environment_storage.push_back(name + "=" + value);
+  plan.envp = c_strings(plan.environment_storage);
+  plan.workdir = options.workdir.string();
+  plan.drop_privileges = geteuid() == 0;
+  plan.rlimits = rlimits_for(options.limits, procfs::tasks_of_user(plan.drop_privileges ? kNobodyUid : getuid()));
+  if (rlimit open_files; getrlimit(RLIMIT_NOFILE, &open_files) == 0 && open_files.rlim_cur != RLIM_INFINITY) {
+    plan.highest_fd = static_cast<int>(std::min<rlim_t>(open_files.rlim_cur, 1u << 20));
+  }
+  if (plan.drop_privileges && chown(plan.workdir.c_str(), kNobodyUid, kNobodyGid) != 0) {
+    throw std::system_error(errno, std::generic_category(), "cannot give work directory " + plan.workdir + " to nobody");
+  }
+
+  Fd dev_null(open("/dev/null", O_RDONLY | O_CLOEXEC));
+  if (dev_null.get() < 0) throw std::system_error(errno, std::generic_category(), "open /dev/null");
+  Pipe commands = make_pipe(), replies = make_pipe(), out = make_pipe(), err = make_pipe(), start_errors = make_pipe();
+  fcntl(commands.write_end.get(), F_SETPIPE_SZ, kChannelPipeBytes);  // best effort: the default size also works
+  fcntl(replies.write_end.get(), F_SETPIPE_SZ, kChannelPipeBytes);
+  plan.fds[STDIN_FILENO] = dev_null.get();
+  plan.fds[STDOUT_FILENO] = out.write_end.get();
+  plan.fds[STDERR_FILENO] = err.write_end.get();
+  plan.fds[kCommandFd] = commands.read_end.get();
+  plan.fds[kReplyFd] = replies.write_end.get();
+  plan.start_error_fd = start_errors.write_end.get();
+
+  const auto started = Clock::now();
+  const pid_t pid = fork();
+  if (pid < 0) throw std::system_error(errno, std::generic_category(), "fork for " + shown_name);
+  if (pid == 0) become_child(plan);
+
+  setpgid(pid, pid);  // the child does it too; whichever runs first, the group exists before we signal it
+  dev_null.reset();
+  out.write_end.reset();
+  err.write_end.reset();
+  commands.read_end.reset();
+  replies.write_end.reset();
+  start_errors.write_end.reset();
+
+  // The start-error pipe reads end-of-file when execve succeeds, and (step, errno) when anything failed.
+  StartFailure failure{};
+  ssize_t got;
+  do got = read(start_errors.read_end.get(), &failure, sizeof failure);
+  while (got < 0 && errno == EINTR);
+  if (got != 0) {
+    while (waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+    }
+    const int error = got == static_cast<ssize_t>(sizeof failure) ? failure.error : EIO;
+    throw std::system_error(error, std::generic_category(), "cannot start " + shown_name + ": " + describe(failure.step));
+  }
+
+  ChildProcess child;
+  child.pid_ = pid;
+  child.started_ = started;
+  child.limits_ = options.limits;
+  child.wall_deadline_ = after(std::chrono::duration<double>(options.limits.wall_seconds), started);
+  child.next_rss_check_ = started;
+  child.command_fd_ = commands.write_end.release();
+  child.reply_fd_ = replies.read_end.release();
+  child.stdout_fd_ = out.read_end.release();
+  child.stderr_fd_ = err.read_end.release();
+  for (int fd : {child.command_fd_, child.reply_fd_, child.stdout_fd_, child.stderr_fd_}) set_nonblocking(fd);
+#ifdef SYS_pidfd_open
+  child.pidfd_ = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));  // close-on-exec by definition
+#endif
+  return child;
+}
+
+ChildProcess::ChildProcess(ChildProcess&& other) noexcept { *this = std::move(other); }
+
+ChildProcess& ChildProcess::operator=(ChildProcess&& other) noexcept {
+  if (this == &other) return *this;
+  release();
+  pid_ = std::exchange(other.pid_, -1);
+  command_fd_ = std::exchange(other.command_fd_, -1);
+  reply_fd_ = std::exchange(other.reply_fd_, -1);
+  stdout_fd_ = std::exchange(other.stdout_fd_, -1);
+  stderr_fd_ = std::exchange(other.stderr_fd_, -1);
+  pidfd_ = std::exchange(other.pidfd_, -1);
+  started_ = other.started_;
+  wall_deadline_ = other.wall_deadline_;
+  next_rss_check_ = other.next_rss_check_;
+  limits_ = other.limits_;
+  stdout_ = std::move(other.stdout_);
+  stderr_ = std::move(other.stderr_);
+  reply_buffer_ = std::move(other.reply_buffer_);
+  output_truncated_ = other.output_truncated_;
+  reaped_ = other.reaped_;
+  ending_ = std::move(other.ending_);
+  return *this;
+}
+
+ChildProcess::~ChildProcess() { release(); }
+
+void ChildProcess::release() noexcept {
+  if (pid_ > 0 && !reaped_) end(Ending::Kind::running);
+  for (int* fd : {&command_fd_, &reply_fd_, &stdout_fd_, &stderr_fd_, &pidfd_}) close_fd(*fd);
+}
+
+double ChildProcess::elapsed_seconds() const {
+  return std::chrono::duration<double>(Clock::now() - started_).count();
+}
+
+bool ChildProcess::send(std::string_view bytes) {
+  while (!bytes.empty()) {
+    if (reaped_ || command_fd_ < 0) return false;
+    if (Clock::now() >= wall_deadline_) {
+      end(Ending::Kind::wall_timeout);
+      return false;
+    }
+    const ssize_t written = write(command_fd_, bytes.data(), bytes.size());
+    if (written > 0) {
+      bytes.remove_prefix(static_cast<std::size_t>(written));
+    } else if (errno == EAGAIN) {
+      // No deadline of its own: a child that never reads its commands runs into the wall limit.
+      if (wait_for(command_fd_, POLLOUT, wall_deadline_) != Woke::ready) return false;
+    } else if (errno != EINTR) {
+      return false;  // EPIPE: the child closed fd 3 or has gone
+    }
+  }
+  return true;
+}
+
+ReadStatus ChildProcess::read_line(std::string& line, std::chrono::duration<double> timeout) {
+  const auto deadline = after(timeout);
+  std::size_t searched = 0;
+  while (true) {
+    const auto newline = reply_buffer_.find('\n', searched);
+    if (newline != std::string::npos) {
+      line.assign(reply_buffer_, 0, newline);
+      reply_buffer_.erase(0, newline + 1);
+      return ReadStatus::ok;
+    }
+    searched = reply_buffer_.size();
+    if (searched > kMaxReplyLineBytes && !reaped_) {
+      end(Ending::Kind::output_limit);
+      return ReadStatus::killed;
+    }
+    char chunk[kChunkBytes];
+    std::size_t received = 0;
+    const ReadStatus status = receive(chunk, sizeof chunk, received, deadline);
+    if (status != ReadStatus::ok) return status;
+    reply_buffer_.append(chunk, received);
+  }
+}
+
+ReadStatus ChildProcess::read_exact(void* into, std::size_t count, std::chrono::duration<double> timeout) {
+  const auto deadline = after(timeout);
+  char* out = static_cast<char*>(into);
+  std::size_t done = std::min(count, reply_buffer_.size());
+  std::memcpy(out, reply_buffer_.data(), done);
+  reply_buffer_.erase(0, done);
+  while (done < count) {
+    std::size_t received = 0;
+    const ReadStatus status = receive(out + done, count - done, received, deadline);
+    if (status != ReadStatus::ok) {
+      reply_buffer_.insert(0, out, done);  // nothing is consumed by a read that did not complete
+      return status;
+    }
+    done += received;
+  }
+  return ReadStatus::ok;
+}
+
+// Reads what fd 4 has (at least one byte) into `into`, waiting for it until `deadline`.
+ReadStatus ChildProcess::receive(char* into, std::size_t capacity, std::size_t& received, Clock::time_point deadline) {
+  while (true) {
+    if (killed_for_limit()) return ReadStatus::killed;
+    if (reply_fd_ < 0) return ReadStatus::closed;
+    const ssize_t got = read(reply_fd_, into, capacity);
+    if (got > 0) {
+      received = static_cast<std::size_t>(got);
+      return ReadStatus::ok;
+    }
+    if (got == 0) {
+      close_fd(reply_fd_);
+      return ReadStatus::closed;
+    }
+    if (errno == EINTR) continue;
+    if (errno != EAGAIN) throw std::system_error(errno, std::generic_category(), "reading the reply pipe");
+    switch (wait_for(reply_fd_, POLLIN, deadline)) {
+      case Woke::ready: break;
+      case Woke::deadline: return ReadStatus::deadline;
+      case Woke::killed: return ReadStatus::killed;
+    }
+  }
+}
+
+const Ending& ChildProcess::finish(std::chrono::duration<double> grace) {
+  close_fd(command_fd_);  // end of commands: a worker reading fd 3 sees end-of-file and exits
+  const auto give_up = after(grace);
+  while (!reaped_ && !has_exited() && Clock::now() < give_up) {
+    wait_for(pidfd_, POLLIN, pidfd_ >= 0 ? give_up : std::min(give_up, Clock::now() + kExitPollTick));
+  }
+  end(Ending::Kind::running);
+  return ending_;
+}
+
+const Ending& ChildProcess::kill() {
+  end(Ending::Kind::running);
+  return ending_;
+}
+
+ChildProcess::Woke ChildProcess::wait_for(int fd, short events, Clock::time_point deadline) {
+  const bool poll_rss = !limits_.limit_address_space && limits_.memory_bytes > 0;
+  // Ending the child closes fds (perhaps the one we wait on), so the wait is over either way. Woke::ready
+  // when it had already exited by itself: the caller's next read or write finds out how.
+  const auto stop_for = [this](Ending::Kind limit) {
+    end(limit);
+    return killed_for_limit() ? Woke::killed : Woke::ready;
+  };
+  while (true) {
+    const auto now = Clock::now();
+    if (!reaped_ && now >= wall_deadline_) return stop_for(Ending::Kind::wall_timeout);
+    if (!reaped_ && poll_rss && now >= next_rss_check_) {
+      next_rss_check_ = now + kRssPollTick;
+      if (procfs::group_rss_bytes(pid_) > limits_.memory_bytes) return stop_for(Ending::Kind::memory_limit);
+    }
+    if (now >= deadline) return Woke::deadline;
+
+    auto wake = deadline;
+    if (!reaped_) wake = std::min(wake, wall_deadline_);
+    if (!reaped_ && poll_rss) wake = std::min(wake, next_rss_check_);
+    pollfd fds[3] = {{fd, events, 0}, {stdout_fd_, POLLIN, 0}, {stderr_fd_, POLLIN, 0}};  // poll skips fds < 0
+    const timespec timeout = to_timespec(wake - now);
+    if (ppoll(fds, 3, &timeout, nullptr) < 0) {
+      if (errno == EINTR) continue;
+      throw std::system_error(errno, std::generic_category(), "poll on the child's pipes");
+    }
+    if ((fds[1].revents != 0 || fds[2].revents != 0) && !drain_output() && !reaped_) {
+      return stop_for(Ending::Kind::output_limit);
+    }
+    if (fd >= 0 && fds[0].revents != 0) return Woke::ready;  // POLLHUP and POLLERR too: the next call sees why
+  }
+}
+
+// Moves the child's stdout and stderr into their buffers. False once either has passed the output cap.
+bool ChildProcess::drain_output() {
+  const bool out_fits = drain_stream(stdout_fd_, stdout_, limits_.output_bytes, output_truncated_);
+  const bool err_fits = drain_stream(stderr_fd_, stderr_, limits_.output_bytes, output_truncated_);
+  return out_fits && err_fits;
+}
+
+// Whether the leader has terminated, without reaping it (so its pid, and the group's id, stay ours).
+bool ChildProcess::has_exited() const {
+  siginfo_t info = {};
+  return waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid_;
+}
+
+bool ChildProcess::killed_for_limit() const {
+  using Kind = Ending::Kind;
+  return reaped_ && (ending_.kind == Kind::wall_timeout || ending_.kind == Kind::memory_limit ||
+                     ending_.kind == Kind::output_limit);
+}
+
+// Ends the child for `cause` (running: not for a limit), or records how it already ended by itself.
+void ChildProcess::end(Ending::Kind cause) {
+  if (reaped_ || pid_ <= 0) return;
+  if (has_exited()) cause = Ending::Kind::running;  // it ended before the limit could matter
+  ::kill(-pid_, SIGKILL);                           // the leader is unreaped: -pid_ is still its group
+  int status = 0;
+  rusage usage = {};
+  while (wait4(pid_, &status, 0, &usage) < 0 && errno == EINTR) {
+  }
+  // Reap what the group left behind: as a subreaper we are the parent of its orphans. They all got the
+  // SIGKILL above, and a process with SIGKILL pending cannot fork, so this wait ends.
+  while (waitpid(-pid_, nullptr, 0) > 0 || errno == EINTR) {
+  }
+  reaped_ = true;
+  close_fd(command_fd_);
+  close_fd(pidfd_);
+  // The writers are dead now: this takes what they wrote last, and output past the cap counts even then.
+  if (!drain_output() && cause == Ending::Kind::running) cause = Ending::Kind::output_limit;
+  ending_ = describe_ending(status, usage, cause, limits_);
+  ending_.wall_seconds = elapsed_seconds();
+}
+
+std::string signal_name(int signal) {
+  static constexpr std::pair<int, const char*> kNames[] = {
+      {SIGHUP, "SIGHUP"},     {SIGINT, "SIGINT"},       {SIGQUIT, "SIGQUIT"},     {SIGILL, "SIGILL"},
+      {SIGTRAP, "SIGTRAP"},   {SIGABRT, "SIGABRT"},     {SIGBUS, "SIGBUS"},       {SIGFPE, "SIGFPE"},
+      {SIGKILL, "SIGKILL"},   {SIGUSR1, "SIGUSR1"},     {SIGSEGV, "SIGSEGV"},     {SIGUSR2, "SIGUSR2"},
+      {SIGPIPE, "SIGPIPE"},   {SIGALRM, "SIGALRM"},     {SIGTERM, "SIGTERM"},     {SIGCHLD, "SIGCHLD"},
+      {SIGCONT, "SIGCONT"},   {SIGSTOP, "SIGSTOP"},     {SIGTSTP, "SIGTSTP"},     {SIGTTIN, "SIGTTIN"},
+      {SIGTTOU, "SIGTTOU"},   {SIGURG, "SIGURG"},       {SIGXCPU, "SIGXCPU"},     {SIGXFSZ, "SIGXFSZ"},
+      {SIGVTALRM, "SIGVTALRM"}, {SIGPROF, "SIGPROF"},   {SIGWINCH, "SIGWINCH"},   {SIGIO, "SIGIO"},
+      {SIGSYS, "SIGSYS"},
+#ifdef SIGSTKFLT
+      {SIGSTKFLT, "SIGSTKFLT"},
+#endif
+#ifdef SIGPWR
+      {SIGPWR, "SIGPWR"},
+#endif
+  };
+  for (const auto& [number, name] : kNames) {
+    if (number == signal) return name;
+  }
+  return "signal " + std::to_string(signal);
+}
+
+}  // namespace grader

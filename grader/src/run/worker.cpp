@@ -1,0 +1,196 @@
+#include "run/worker.h"
+
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+namespace grader {
+
+namespace {
+
+using json = nlohmann::json;
+
+std::string format_seconds(double seconds) {
+  std::ostringstream text;
+  text.precision(seconds < 10 ? 2 : 0);
+  text << std::fixed << seconds << " s";
+  return text.str();
+}
+
+}  // namespace
+
+WorkerFailure describe_ending(const Ending& ending, const ProcessLimits& limits) {
+  switch (ending.kind) {
+    case Ending::Kind::exited:
+      return {Verdict::no_completion, "exited with code " + std::to_string(ending.exit_code) +
+                                          " before reporting its results (exit() called inside the code?)"};
+    case Ending::Kind::signaled:
+      return {Verdict::crash, "killed by " + ending.signal_name};
+    case Ending::Kind::wall_timeout:
+      return {Verdict::time_limit, "ran past the wall-clock limit of " + format_seconds(limits.wall_seconds)};
+    case Ending::Kind::cpu_timeout:
+      return {Verdict::time_limit, "ran past the CPU-time limit of " + format_seconds(limits.cpu_seconds)};
+    case Ending::Kind::memory_limit:
+      return {Verdict::memory_limit, "used more than " + std::to_string(limits.memory_bytes >> 20) + " MiB of memory"};
+    case Ending::Kind::output_limit:
+      return {Verdict::output_limit, "printed more than " + std::to_string(limits.output_bytes / 1024) +
+                                         " KiB to stdout or stderr"};
+    case Ending::Kind::running:
+      break;
+  }
+  return {Verdict::internal_error, "the process is still running"};
+}
+
+Worker::Worker(const LaunchOptions& options, std::string role)
+    : process_(ChildProcess::launch(options)), role_(std::move(role)), limits_(options.limits) {}
+
+bool Worker::fail(Verdict verdict, std::string details) {
+  failure_ = {verdict, std::move(details)};
+  return false;
+}
+
+bool Worker::fail_from_ending() {
+  alive_ = false;
+  const Ending& ending = process_.finish();
+  failure_ = describe_ending(ending, limits_);
+  return false;
+}
+
+bool Worker::send_command(const std::string& line) {
+  if (!alive_) return false;
+  if (!process_.send(line + "\n")) return fail_from_ending();
+  return true;
+}
+
+bool Worker::receive(const std::string& expected, double timeout, std::string& reply_json, std::vector<Array>* arrays) {
+  std::string line;
+  switch (process_.read_line(line, std::chrono::duration<double>(timeout))) {
+    case ReadStatus::ok:
+      break;
+    case ReadStatus::deadline:
+      alive_ = false;
+      process_.kill();
+      return fail(Verdict::time_limit, "no answer within " + format_seconds(timeout) + " (an endless loop, or far too slow)");
+    case ReadStatus::closed:
+    case ReadStatus::killed:
+      return fail_from_ending();
+  }
+  json reply;
+  try {
+    reply = json::parse(line);
+  } catch (const std::exception&) {
+    alive_ = false;
+    process_.kill();
+    return fail(Verdict::suspect, "the results channel carried something that is not a reply (written by the submission?)");
+  }
+  const std::string type = reply.value("type", "");
+  if (type == "error") {
+    const std::string stage = reply.value("stage", "");
+    const std::string message = reply.value("message", "");
+    if (stage == "run") {
+      if (message.find("bad_alloc") != std::string::npos)
+        return fail(Verdict::memory_limit, "memory allocation failed (std::bad_alloc) within the memory limit");
+      return fail(Verdict::crash, "an exception escaped the code: " + message);
+    }
+    return fail(Verdict::internal_error, "the lab's harness failed in " + stage + ": " + message);
+  }
+  if (type != expected) {
+    alive_ = false;
+    process_.kill();
+    return fail(Verdict::suspect, "expected a '" + expected + "' reply, got '" + type + "'");
+  }
+  if (arrays != nullptr) {
+    arrays->clear();
+    for (const auto& spec : reply.value("arrays", json::array())) {
+      Array array;
+      array.name = spec.value("name", "");
+      const auto dtype = parse_dtype(spec.value("dtype", ""));
+      if (dtype) array.dtype = *dtype;
+      if (!dtype) {
+        alive_ = false;
+        process_.kill();
+        return fail(Verdict::suspect, "a reply named an unknown dtype");
+      }
+      array.shape = spec.value("shape", std::vector<std::int64_t>{});
+      const auto bytes = spec.value("bytes", std::size_t{0});
+      if (bytes != static_cast<std::size_t>(array.elements()) * dtype_size(array.dtype)) {
+        alive_ = false;
+        process_.kill();
+        return fail(Verdict::suspect, "array '" + array.name + "' has a byte count that does not match its shape");
+      }
+      array.bytes.resize(bytes);
+      switch (process_.read_exact(array.bytes.data(), bytes, std::chrono::duration<double>(timeout))) {
+        case ReadStatus::ok:
+          break;
+        case ReadStatus::deadline:
+          alive_ = false;
+          process_.kill();
+          return fail(Verdict::time_limit, "stopped sending its outputs");
+        case ReadStatus::closed:
+        case ReadStatus::killed:
+          return fail_from_ending();
+      }
+      arrays->push_back(std::move(array));
+    }
+  }
+  reply_json = reply.dump();
+  return true;
+}
+
+bool Worker::hello(std::vector<std::string>& variants, double timeout) {
+  std::string reply;
+  if (!send_command(R"({"op":"hello"})") || !receive("hello", timeout, reply, nullptr)) return false;
+  variants = json::parse(reply).value("variants", std::vector<std::string>{});
+  return true;
+}
+
+bool Worker::setup(const Variables& params, std::uint64_t seed, const std::vector<Array>& supplied, double timeout) {
+  json command = {{"op", "setup"}, {"params", params}, {"seed", seed}};
+  json arrays = json::array();
+  for (const auto& a : supplied)
+    arrays.push_back({{"name", a.name}, {"dtype", to_string(a.dtype)}, {"shape", a.shape}, {"bytes", a.bytes.size()}});
+  command["arrays"] = arrays;
+  if (!send_command(command.dump())) return false;
+  for (const auto& a : supplied) {
+    if (!process_.send(std::string_view(reinterpret_cast<const char*>(a.bytes.data()), a.bytes.size())))
+      return fail_from_ending();
+  }
+  std::string reply;
+  return receive("ready", timeout, reply, nullptr);
+}
+
+bool Worker::run(const std::string& variant, double timeout, std::vector<Array>& outputs, double& seconds) {
+  std::string reply;
+  if (!send_command(json({{"op", "run"}, {"variant", variant}}).dump()) || !receive("outputs", timeout, reply, &outputs))
+    return false;
+  seconds = json::parse(reply).value("seconds", 0.0);
+  return true;
+}
+
+bool Worker::inputs(std::vector<Array>& arrays, double timeout) {
+  std::string reply;
+  return send_command(R"({"op":"inputs"})") && receive("inputs", timeout, reply, &arrays);
+}
+
+bool Worker::time(const std::string& variant, int warmup, int reps, bool want_outputs, double timeout, TimedCalls& into) {
+  json command = {{"op", "time"}, {"variant", variant}, {"warmup", warmup}, {"reps", reps}, {"outputs", want_outputs}};
+  std::string reply;
+  std::vector<Array> outputs;
+  if (!send_command(command.dump()) || !receive("times", timeout, reply, &outputs)) return false;
+  auto seconds = json::parse(reply).value("seconds", std::vector<double>{});
+  if (static_cast<int>(seconds.size()) != reps)
+    return fail(Verdict::suspect, "reported " + std::to_string(seconds.size()) + " timings for " + std::to_string(reps) + " calls");
+  into.seconds.insert(into.seconds.end(), seconds.begin(), seconds.end());
+  if (want_outputs) into.outputs = std::move(outputs);
+  return true;
+}
+
+void Worker::quit() {
+  if (alive_ && process_.send("{\"op\":\"quit\"}\n")) {
+    std::string line;
+    (void)process_.read_line(line, std::chrono::seconds(5));
+  }
+  alive_ = false;
+  process_.finish();
+}
+
+}  // namespace grader

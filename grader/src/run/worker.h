@@ -1,0 +1,63 @@
+// worker.h: the grader's side of the worker protocol (grader/labkit/worker_protocol.md). A Worker is a
+// candidate or judge process; every command either succeeds or leaves a named verdict in failure().
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "data/array.h"
+#include "report/verdict.h"
+#include "run/process.h"
+#include "spec/expr.h"
+
+namespace grader {
+
+struct WorkerFailure {
+  Verdict verdict = Verdict::passed;
+  std::string details;  // "killed by SIGSEGV", "no reply within 5.0 s", "exited with code 0 before reporting"
+};
+
+struct TimedCalls {
+  std::vector<double> seconds;
+  std::vector<Array> outputs;  // the last timed call's, when asked for
+};
+
+class Worker {
+ public:
+  // `role` ("candidate", "judge") only labels messages. Throws std::system_error if it cannot start.
+  Worker(const LaunchOptions& options, std::string role);
+
+  // Each command returns false on failure and leaves the reason in failure(). A worker whose process died
+  // (crash, limit, exit) stays dead: alive() is false and every later command fails at once.
+  bool hello(std::vector<std::string>& variants, double timeout);
+  bool setup(const Variables& params, std::uint64_t seed, const std::vector<Array>& supplied, double timeout);
+  bool run(const std::string& variant, double timeout, std::vector<Array>& outputs, double& seconds);
+  bool inputs(std::vector<Array>& arrays, double timeout);
+  bool time(const std::string& variant, int warmup, int reps, bool want_outputs, double timeout, TimedCalls& into);
+  void quit();  // polite shutdown; kills it if it does not leave
+
+  bool alive() const { return alive_; }
+  const WorkerFailure& failure() const { return failure_; }
+  ChildProcess& process() { return process_; }
+  const std::string& role() const { return role_; }
+
+ private:
+  bool send_command(const std::string& line);
+  // Reads one reply; `expected` is its type. Errors and protocol violations become failure_.
+  bool receive(const std::string& expected, double timeout, std::string& reply_json, std::vector<Array>* arrays);
+  bool fail(Verdict verdict, std::string details);
+  bool fail_from_ending();
+
+  ChildProcess process_;
+  std::string role_;
+  ProcessLimits limits_;
+  bool alive_ = true;
+  WorkerFailure failure_;
+};
+
+// The verdict for a process that ended before answering.
+WorkerFailure describe_ending(const Ending& ending, const ProcessLimits& limits);
+
+}  // namespace grader

@@ -1,0 +1,93 @@
+// spec_keys.cpp: every key lab.toml may contain. The parser refuses any other key, and a test proves that
+// docs/lab-toml.md documents each one, so this list is the single place where a key comes into existence.
+//
+// A path names a key by its tables, "[]" standing for each element of an array of tables:
+// "correctness[].cases[].dataset" is the dataset key of any case of any [[correctness]] item.
+// Parameter tables (".params") list free names and have no entries of their own here.
+#include "spec/lab_spec.h"
+
+namespace grader {
+
+const std::vector<std::string>& known_spec_keys() {
+  static const std::vector<std::string> keys{
+      "lab",
+      "lab.id",
+      "lab.slug",
+      "lab.title",
+      "lab.gpu",
+
+      "build",
+      "build.language",
+      "build.student_files",
+      "build.headers",
+      "build.harness",
+      "build.baseline",
+      "build.flags",
+      "build.link_flags",
+      "build.max_file_kb",
+
+      "policy",
+      "policy.forbid",
+      "policy.allow",
+
+      "limits",
+      "limits.wall_seconds",
+      "limits.cpu_seconds",
+      "limits.memory_mb",
+      "limits.output_kb",
+      "limits.processes",
+      "limits.file_mb",
+      "limits.open_files",
+
+      "timing",
+      "timing.warmup",
+      "timing.min_reps",
+      "timing.max_reps",
+      "timing.max_seconds",
+      "timing.target_noise",
+
+      "tolerance",
+      "tolerance.rtol",
+      "tolerance.atol",
+
+      "correctness",
+      "correctness[].name",
+      "correctness[].points",
+      "correctness[].variants",
+      "correctness[].tolerance",
+      "correctness[].tolerance.rtol",
+      "correctness[].tolerance.atol",
+      "correctness[].cases",
+      "correctness[].cases[].name",
+      "correctness[].cases[].params",
+      "correctness[].cases[].dataset",
+      "correctness[].cases[].visibility",
+      "correctness[].cases[].tolerance",
+      "correctness[].cases[].tolerance.rtol",
+      "correctness[].cases[].tolerance.atol",
+
+      "performance",
+      "performance[].name",
+      "performance[].variant",
+      "performance[].params",
+      "performance[].baseline",
+      "performance[].baseline.process",
+      "performance[].baseline.variant",
+      "performance[].baseline.params",
+      "performance[].compare",
+      "performance[].flops",
+      "performance[].bytes",
+      "performance[].metric",
+      "performance[].tiers",
+      "performance[].tiers[].at",
+      "performance[].tiers[].points",
+      "performance[].requires",
+      "performance[].visibility",
+      "performance[].tolerance",
+      "performance[].tolerance.rtol",
+      "performance[].tolerance.atol",
+  };
+  return keys;
+}
+
+}  // namespace grader

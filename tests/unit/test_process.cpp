@@ -1,0 +1,336 @@
+// test_process.cpp: the process runner (grader/src/run/process.h) against real children: shell one-liners,
+// and a small C++ helper compiled at test time for what a shell cannot do (a real segfault, large allocations).
+// When run as root, children run as nobody, so the work directories and the helper must be reachable by it.
+#include <doctest/doctest.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <system_error>
+
+#include "run/process.h"
+
+namespace fs = std::filesystem;
+using grader::ChildProcess;
+using grader::Ending;
+using grader::LaunchOptions;
+using grader::ReadStatus;
+using namespace std::chrono_literals;
+
+namespace {
+
+constexpr std::size_t kMiB = 1u << 20;
+
+// A fresh directory under /tmp that uid 65534 can enter, removed at the end of the test.
+class TempDir {
+ public:
+  TempDir() {
+    char name[] = "/tmp/test_process.XXXXXX";
+    REQUIRE(mkdtemp(name) != nullptr);
+    path_ = name;
+    chmod(name, 0755);
+  }
+  ~TempDir() {
+    std::error_code ignored;
+    fs::remove_all(path_, ignored);
+  }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+LaunchOptions command(std::vector<std::string> argv, const fs::path& workdir) {
+  LaunchOptions options;
+  options.argv = std::move(argv);
+  options.workdir = workdir;
+  options.environment = {{"PATH", "/usr/bin:/bin"}};
+  options.limits.wall_seconds = 10;
+  options.limits.cpu_seconds = 10;
+  return options;
+}
+
+LaunchOptions shell(const std::string& script, const fs::path& workdir) {
+  return command({"/bin/sh", "-c", script}, workdir);
+}
+
+// The helper: `helper segv` dereferences null; `helper alloc MIB` allocates and touches MIB mebibytes in 16 MiB
+// blocks, says "allocated" on fd 4, then sleeps.
+const char* kHelperSource = R"(
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <unistd.h>
+int main(int argc, char** argv) {
+  if (argc > 1 && std::strcmp(argv[1], "segv") == 0) {
+    volatile int* nowhere = nullptr;
+    return *nowhere;
+  }
+  if (argc > 2 && std::strcmp(argv[1], "alloc") == 0) {
+    const long blocks = std::atol(argv[2]) / 16;
+    for (long i = 0; i < blocks; ++i) std::memset(new char[16 << 20], 1, 16 << 20);
+    write(4, "allocated\n", 10);
+    sleep(30);
+  }
+  return 0;
+}
+)";
+
+// Compiled once for the whole run, in a directory that outlives every test.
+const std::string& helper_program() {
+  static const TempDir dir;  // removed at exit
+  static const std::string program = [] {
+    const fs::path source = dir.path() / "helper.cpp";
+    std::ofstream(source) << kHelperSource;
+    const std::string binary = (dir.path() / "helper").string();
+    const std::string compile = "/usr/bin/g++ -O0 -o " + binary + " " + source.string();
+    REQUIRE_MESSAGE(std::system(compile.c_str()) == 0, "cannot compile the helper: " << compile);
+    return binary;
+  }();
+  return program;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// Whether any process of group `pgid` still exists (zombies included).
+bool group_exists(pid_t pgid) {
+  const int result = kill(-pgid, 0);
+  const int error = errno;
+  return !(result == -1 && error == ESRCH);
+}
+
+}  // namespace
+
+TEST_CASE("a child answers a command over fds 3 and 4") {
+  TempDir workdir;
+  ChildProcess child = ChildProcess::launch(
+      shell(R"(read line <&3; echo "got $line" >&4; printf xyz >&4)", workdir.path()));
+  CHECK(child.send("hello\n"));
+  std::string line;
+  REQUIRE(child.read_line(line, 5s) == ReadStatus::ok);
+  CHECK(line == "got hello");
+  char raw[3];
+  REQUIRE(child.read_exact(raw, sizeof raw, 5s) == ReadStatus::ok);
+  CHECK(std::string(raw, sizeof raw) == "xyz");
+  CHECK(child.read_line(line, 5s) == ReadStatus::closed);
+
+  const Ending& ending = child.finish();
+  CHECK(ending.kind == Ending::Kind::exited);
+  CHECK(ending.exit_code == 0);
+  CHECK(&child.finish() == &ending);  // idempotent
+}
+
+TEST_CASE("a silent child gives a read deadline, and kill() ends it") {
+  TempDir workdir;
+  ChildProcess child = ChildProcess::launch(shell("sleep 5", workdir.path()));
+  const auto start = std::chrono::steady_clock::now();
+  std::string line;
+  CHECK(child.read_line(line, 200ms) == ReadStatus::deadline);
+  CHECK(seconds_since(start) >= 0.19);
+  CHECK(seconds_since(start) < 2);
+
+  const Ending& ending = child.kill();
+  CHECK(ending.kind == Ending::Kind::signaled);
+  CHECK(ending.signal_name == "SIGKILL");
+}
+
+TEST_CASE("past the wall-clock limit the child is killed while we wait") {
+  TempDir workdir;
+  LaunchOptions options = shell("sleep 100", workdir.path());
+  options.limits.wall_seconds = 1;
+  const auto start = std::chrono::steady_clock::now();
+  ChildProcess child = ChildProcess::launch(options);
+  std::string line;
+  CHECK(child.read_line(line, 100s) == ReadStatus::killed);
+  CHECK(seconds_since(start) >= 1);
+  CHECK(seconds_since(start) < 3);
+  CHECK(child.ending().kind == Ending::Kind::wall_timeout);
+  CHECK(child.finish().kind == Ending::Kind::wall_timeout);
+  CHECK_FALSE(child.send("too late\n"));
+}
+
+TEST_CASE("a crash is named by its signal") {
+  TempDir workdir;
+  ChildProcess child = ChildProcess::launch(command({helper_program(), "segv"}, workdir.path()));
+  const Ending& ending = child.finish();
+  CHECK(ending.kind == Ending::Kind::signaled);
+  CHECK(ending.signal == SIGSEGV);
+  CHECK(ending.signal_name == "SIGSEGV");
+}
+
+TEST_CASE("output past the cap is cut there and ends the child") {
+  TempDir workdir;
+  LaunchOptions options = shell("yes | head -c 10M", workdir.path());
+  options.limits.output_bytes = 64 * 1024;
+  ChildProcess child = ChildProcess::launch(options);
+  std::string line;
+  CHECK(child.read_line(line, 10s) == ReadStatus::killed);
+  CHECK(child.finish().kind == Ending::Kind::output_limit);
+  CHECK(child.output_truncated());
+  CHECK(child.stdout_text().size() == 64 * 1024);
+  CHECK(child.stdout_text().substr(0, 4) == "y\ny\n");
+}
+
+TEST_CASE("a reply line without end is cut off as an output limit") {
+  TempDir workdir;
+  ChildProcess child = ChildProcess::launch(shell("yes | tr -d '\\n' >&4", workdir.path()));
+  std::string line;
+  CHECK(child.read_line(line, 10s) == ReadStatus::killed);  // not a grader holding gigabytes of one line
+  CHECK(child.finish().kind == Ending::Kind::output_limit);
+}
+
+TEST_CASE("a child that exits before replying: the reply pipe closes, the ending says how") {
+  TempDir workdir;
+  ChildProcess child = ChildProcess::launch(shell("echo to-stdout; echo to-stderr >&2; exit 0", workdir.path()));
+  std::string line;
+  CHECK(child.read_line(line, 5s) == ReadStatus::closed);
+  const Ending& ending = child.finish();
+  CHECK(ending.kind == Ending::Kind::exited);
+  CHECK(ending.exit_code == 0);
+  CHECK(child.stdout_text() == "to-stdout\n");
+  CHECK(child.stderr_text() == "to-stderr\n");
+  CHECK_FALSE(child.output_truncated());
+}
+
+TEST_CASE("a busy loop runs into the CPU limit") {
+  TempDir workdir;
+  LaunchOptions options = shell("while :; do :; done", workdir.path());
+  options.limits.cpu_seconds = 1;
+  ChildProcess child = ChildProcess::launch(options);
+  std::string line;
+  CHECK(child.read_line(line, 8s) == ReadStatus::closed);
+  const Ending& ending = child.finish();
+  CHECK(ending.kind == Ending::Kind::cpu_timeout);
+  CHECK(ending.cpu_seconds >= 0.9);
+}
+
+TEST_CASE("memory: the address-space limit fails the allocation") {
+  TempDir workdir;
+  LaunchOptions options = command({helper_program(), "alloc", "2048"}, workdir.path());
+  options.limits.memory_bytes = 256 * kMiB;
+  options.limits.limit_address_space = true;
+  ChildProcess child = ChildProcess::launch(options);
+  std::string line;
+  CHECK(child.read_line(line, 8s) == ReadStatus::closed);  // never says "allocated"
+  const Ending& ending = child.finish();
+  const bool failed = (ending.kind == Ending::Kind::signaled && ending.signal == SIGABRT) ||
+                      (ending.kind == Ending::Kind::exited && ending.exit_code != 0);
+  CHECK_MESSAGE(failed, "ended as kind " << static_cast<int>(ending.kind) << ", stderr: " << child.stderr_text());
+  CHECK(ending.max_rss_bytes < 256 * kMiB);
+}
+
+TEST_CASE("memory: without an address-space limit, the resident-memory poll kills the child") {
+  TempDir workdir;
+  LaunchOptions options = command({helper_program(), "alloc", "2048"}, workdir.path());
+  options.limits.memory_bytes = 256 * kMiB;
+  options.limits.limit_address_space = false;  // as for CUDA processes
+  ChildProcess child = ChildProcess::launch(options);
+  std::string line;
+  CHECK(child.read_line(line, 8s) == ReadStatus::killed);
+  CHECK(child.finish().kind == Ending::Kind::memory_limit);
+}
+
+TEST_CASE("the child sees only the environment it was given") {
+  TempDir workdir;
+  LaunchOptions options = command({"env"}, workdir.path());  // a bare name: found through the child's PATH
+  options.environment["GREETING"] = "hello world";
+  ChildProcess child = ChildProcess::launch(options);
+  CHECK(child.finish().kind == Ending::Kind::exited);
+  CHECK(child.stdout_text() == "GREETING=hello world\nPATH=/usr/bin:/bin\n");
+}
+
+TEST_CASE("the child starts in its workdir with fds 0-4 only, as nobody when the grader is root") {
+  TempDir workdir;
+  ChildProcess child =
+      ChildProcess::launch(shell("pwd; id -u; ls /proc/$$/fd | tr '\\n' ' '; read nothing; echo \"[$nothing]\"",
+                                 workdir.path()));
+  CHECK(child.finish().kind == Ending::Kind::exited);
+  const std::string expected_uid = geteuid() == 0 ? "65534" : std::to_string(geteuid());
+  CHECK(child.stdout_text() == workdir.path().string() + "\n" + expected_uid + "\n0 1 2 3 4 []\n");  // stdin: /dev/null
+}
+
+TEST_CASE("the child starts with default signal handling, whatever the grader ignores or blocks") {
+  TempDir workdir;
+  // The grader ignores SIGPIPE, and a grader thread may block signals; neither may reach the child.
+  sigset_t usr1, previous;
+  sigemptyset(&usr1);
+  sigaddset(&usr1, SIGUSR1);
+  pthread_sigmask(SIG_BLOCK, &usr1, &previous);
+  ChildProcess child = ChildProcess::launch(shell("yes | head -c 2; kill -USR1 $$; echo survived", workdir.path()));
+  pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+  const Ending& ending = child.finish();
+  CHECK(ending.signal_name == "SIGUSR1");
+  CHECK(child.stdout_text() == "y\n");
+  CHECK(child.stderr_text() == "");  // an ignored SIGPIPE would make yes complain of a broken pipe
+}
+
+TEST_CASE("finish() kills what the child left running in its process group") {
+  TempDir workdir;
+  // The background sleep also holds stdout, stderr and the reply pipe open, as a stray helper would.
+  ChildProcess child = ChildProcess::launch(shell("sleep 1000 & echo started >&4", workdir.path()));
+  const pid_t group = child.pid();
+  std::string line;
+  REQUIRE(child.read_line(line, 5s) == ReadStatus::ok);
+  CHECK(line == "started");
+  const auto start = std::chrono::steady_clock::now();
+  const Ending& ending = child.finish();
+  CHECK(seconds_since(start) < 1.5);  // the leader exited at once: no waiting out the grace period
+  CHECK(ending.kind == Ending::Kind::exited);
+  CHECK_FALSE(group_exists(group));
+}
+
+TEST_CASE("a program that cannot be executed is an exception naming it") {
+  TempDir workdir;
+  try {
+    ChildProcess::launch(command({"/nonexistent/program"}, workdir.path()));
+    FAIL("launch() returned");
+  } catch (const std::system_error& error) {
+    CHECK(std::string(error.what()).find("/nonexistent/program") != std::string::npos);
+    CHECK(error.code().value() == ENOENT);
+  }
+}
+
+TEST_CASE("a fork bomb stops at the process limit and the grader is unharmed") {
+  TempDir workdir;
+  // At most 200 sleeps; the limit of 16 stops it long before, and finish() kills the ones that started.
+  LaunchOptions options = shell(R"(i=0; while [ $i -lt 200 ]; do sleep 1000 & i=$((i+1)); done; echo "spawned $i" >&4)",
+                                workdir.path());
+  options.limits.processes = 16;
+  ChildProcess bomb = ChildProcess::launch(options);
+  const pid_t group = bomb.pid();
+  const Ending& ending = bomb.finish(5s);
+  CHECK(ending.kind == Ending::Kind::exited);
+  CHECK(ending.exit_code != 0);
+  CHECK(bomb.stderr_text().find("fork") != std::string::npos);
+  std::string line;
+  CHECK(bomb.read_line(line, 1s) == ReadStatus::closed);  // it never got to say "spawned 200"
+  CHECK_FALSE(group_exists(group));
+
+  ChildProcess after = ChildProcess::launch(shell("echo fine >&4", workdir.path()));
+  REQUIRE(after.read_line(line, 5s) == ReadStatus::ok);
+  CHECK(line == "fine");
+}
+
+TEST_CASE("sending to a child that closed its command pipe fails without hurting the grader") {
+  TempDir workdir;
+  ChildProcess child = ChildProcess::launch(shell("exec 3<&-; echo closed >&4; sleep 5", workdir.path()));
+  std::string line;
+  REQUIRE(child.read_line(line, 5s) == ReadStatus::ok);
+  CHECK_FALSE(child.send("anyone there?\n"));  // EPIPE, not a SIGPIPE that would kill this test
+  CHECK(child.kill().kind == Ending::Kind::signaled);
+}
+
+TEST_CASE("signal names") {
+  CHECK(grader::signal_name(SIGSEGV) == "SIGSEGV");
+  CHECK(grader::signal_name(SIGXCPU) == "SIGXCPU");
+  CHECK(grader::signal_name(64) == "signal 64");
+}

@@ -7,6 +7,7 @@
 #include <sstream>
 #include <thread>
 
+#include "build/build.h"
 #include "core/tool.h"
 #include "data/sha256.h"
 
@@ -53,41 +54,76 @@ std::string machine_id() {
 
 fs::path calibration_path(const Environment& env) { return env.cache / "calibration" / (machine_id() + ".json"); }
 
-std::optional<CpuCalibration> load_calibration(const Environment& env) {
-  std::ifstream in(calibration_path(env));
-  if (!in) return std::nullopt;
-  try {
-    json data = json::parse(in);
-    CpuCalibration c;
-    c.threads = data.at("threads").get<int>();
-    c.bandwidth_1t_gbps = data.at("bandwidth_1t_gbps").get<double>();
-    c.bandwidth_all_gbps = data.at("bandwidth_all_gbps").get<double>();
-    c.peak_fp64_gflops_1t = data.at("peak_fp64_gflops_1t").get<double>();
-    c.peak_fp64_gflops_all = data.at("peak_fp64_gflops_all").get<double>();
-    return c;
-  } catch (const std::exception&) {
-    return std::nullopt;  // a damaged file is as good as none: calibrate again
-  }
-}
+namespace {
 
-CpuCalibration run_calibration(const Environment& env) {
-  const fs::path dir = env.cache / "calibration";
-  fs::create_directories(dir);
-  const fs::path program = dir / ("cpu_calibrate-" + machine_id());
-  ToolResult build = run_tool({env.cxx, "-std=c++20", "-O3", "-march=native", "-fopenmp",
-                               (env.root / "grader" / "calibrate" / "cpu_calibrate.cpp").string(), "-o", program.string()},
-                              dir, 300);
-  if (!build.ok()) throw std::runtime_error("cannot build the calibration program:\n" + build.output);
-  ToolResult run = run_tool({program.string()}, dir, 300);
-  if (!run.ok()) throw std::runtime_error("the calibration program failed:\n" + run.output);
-
-  json data = json::parse(run.output);
+CpuCalibration cpu_from_json(const json& data) {
   CpuCalibration c;
   c.threads = data.at("threads").get<int>();
   c.bandwidth_1t_gbps = data.at("bandwidth_1t_gbps").get<double>();
   c.bandwidth_all_gbps = data.at("bandwidth_all_gbps").get<double>();
   c.peak_fp64_gflops_1t = data.at("peak_fp64_gflops_1t").get<double>();
   c.peak_fp64_gflops_all = data.at("peak_fp64_gflops_all").get<double>();
+  return c;
+}
+
+GpuCalibration gpu_from_json(const json& data) {
+  GpuCalibration g;
+  g.name = data.at("gpu").get<std::string>();
+  g.arch = data.at("gpu_arch").get<std::string>();
+  g.bandwidth_gbps = data.at("gpu_bandwidth_gbps").get<double>();
+  g.sgemm_tflops = data.at("gpu_sgemm_tflops").get<double>();
+  g.dgemm_tflops = data.at("gpu_dgemm_tflops").get<double>();
+  g.h2d_pinned_gbps = data.at("gpu_h2d_pinned_gbps").get<double>();
+  g.d2h_pinned_gbps = data.at("gpu_d2h_pinned_gbps").get<double>();
+  return g;
+}
+
+// Compiles `source` with `compiler_argv` + source + -o program, runs it, and parses the one JSON line it prints.
+json build_and_run(const std::vector<std::string>& compiler_argv, const fs::path& source, const fs::path& program,
+                   const fs::path& dir, const char* what) {
+  std::vector<std::string> argv = compiler_argv;
+  argv.insert(argv.end(), {source.string(), "-o", program.string()});
+  ToolResult build = run_tool(argv, dir, 600);
+  if (!build.ok()) throw std::runtime_error(std::string("cannot build the ") + what + " calibration program:\n" + build.output);
+  ToolResult run = run_tool({program.string()}, dir, 600);
+  if (!run.ok()) throw std::runtime_error(std::string("the ") + what + " calibration program failed:\n" + run.output);
+  auto brace = run.output.rfind('{');
+  if (brace == std::string::npos) throw std::runtime_error(std::string("the ") + what + " calibration printed no figures:\n" + run.output);
+  return json::parse(run.output.substr(brace));
+}
+
+}  // namespace
+
+std::optional<Calibration> load_calibration(const Environment& env) {
+  std::ifstream in(calibration_path(env));
+  if (!in) return std::nullopt;
+  try {
+    json data = json::parse(in);
+    Calibration c;
+    c.cpu = cpu_from_json(data);
+    if (data.contains("gpu")) c.gpu = gpu_from_json(data);
+    return c;
+  } catch (const std::exception&) {
+    return std::nullopt;  // a damaged file is as good as none: calibrate again
+  }
+}
+
+Calibration run_calibration(const Environment& env) {
+  const fs::path dir = env.cache / "calibration";
+  fs::create_directories(dir);
+  const fs::path sources = env.root / "grader" / "calibrate";
+  json data = build_and_run({env.cxx, "-std=c++20", "-O3", "-march=native", "-fopenmp"}, sources / "cpu_calibrate.cpp",
+                            dir / ("cpu_calibrate-" + machine_id()), dir, "CPU");
+  Calibration c;
+  c.cpu = cpu_from_json(data);
+
+  const std::string arch = detect_gpu_arch();
+  if (env.nvcc && !arch.empty()) {
+    json gpu = build_and_run({*env.nvcc, "-std=c++20", "-O3", "-arch=" + arch, "-lcublas"}, sources / "gpu_calibrate.cu",
+                             dir / ("gpu_calibrate-" + machine_id()), dir, "GPU");
+    c.gpu = gpu_from_json(gpu);
+    data.update(gpu);
+  }
 
   data["machine_id"] = machine_id();
   data["cpu"] = cpu_model();
@@ -100,12 +136,18 @@ CpuCalibration run_calibration(const Environment& env) {
   return c;
 }
 
-void attach_calibration(MachineInfo& machine, const CpuCalibration& c) {
+void attach_calibration(MachineInfo& machine, const Calibration& c) {
   machine.calibrated = true;
-  machine.bandwidth_1t_gbps = c.bandwidth_1t_gbps;
-  machine.bandwidth_all_gbps = c.bandwidth_all_gbps;
-  machine.peak_fp64_gflops_1t = c.peak_fp64_gflops_1t;
-  machine.peak_fp64_gflops_all = c.peak_fp64_gflops_all;
+  machine.bandwidth_1t_gbps = c.cpu.bandwidth_1t_gbps;
+  machine.bandwidth_all_gbps = c.cpu.bandwidth_all_gbps;
+  machine.peak_fp64_gflops_1t = c.cpu.peak_fp64_gflops_1t;
+  machine.peak_fp64_gflops_all = c.cpu.peak_fp64_gflops_all;
+  if (c.gpu) {
+    machine.gpu = c.gpu->name;
+    machine.gpu_bandwidth_gbps = c.gpu->bandwidth_gbps;
+    machine.gpu_sgemm_tflops = c.gpu->sgemm_tflops;
+    machine.gpu_dgemm_tflops = c.gpu->dgemm_tflops;
+  }
 }
 
 }  // namespace grader

@@ -19,19 +19,36 @@ struct CpuCalibration {
   double peak_fp64_gflops_all = 0;
 };
 
+// Measured by grader/calibrate/gpu_calibrate.cu: a device-to-device copy, cuBLAS GEMM rates (FP32 without
+// TF32, FP64), and pinned host-device copies.
+struct GpuCalibration {
+  std::string name;
+  std::string arch;
+  double bandwidth_gbps = 0;
+  double sgemm_tflops = 0;
+  double dgemm_tflops = 0;
+  double h2d_pinned_gbps = 0;
+  double d2h_pinned_gbps = 0;
+};
+
+struct Calibration {
+  CpuCalibration cpu;
+  std::optional<GpuCalibration> gpu;  // absent on machines without a CUDA GPU (or without nvcc)
+};
+
 // "host-<hash of hostname, CPU model and thread count>": a calibration is only valid on the machine
 // (and in the container shape) that measured it.
 std::string machine_id();
 MachineInfo describe_machine();  // hostname, CPU model, threads; no calibration figures
 
 std::filesystem::path calibration_path(const Environment& env);
-std::optional<CpuCalibration> load_calibration(const Environment& env);
+std::optional<Calibration> load_calibration(const Environment& env);
 
-// Builds and runs grader/calibrate/cpu_calibrate.cpp (a few seconds), stores the result. Throws
-// std::runtime_error if it cannot build or run.
-CpuCalibration run_calibration(const Environment& env);
+// Builds and runs grader/calibrate/cpu_calibrate.cpp (a few seconds) and, where nvcc and a GPU are present,
+// grader/calibrate/gpu_calibrate.cu; stores the result. Throws std::runtime_error if it cannot build or run.
+Calibration run_calibration(const Environment& env);
 
 // Copies the calibration's figures into `machine`.
-void attach_calibration(MachineInfo& machine, const CpuCalibration& calibration);
+void attach_calibration(MachineInfo& machine, const Calibration& calibration);
 
 }  // namespace grader

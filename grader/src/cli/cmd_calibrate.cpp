@@ -11,16 +11,25 @@ void setup_calibrate(CLI::App& app) {
   calibrate->callback([] {
     const Environment env = current_environment();
     std::fprintf(stderr, "calibrating (about 10 s; keep the machine otherwise idle)...\n");
-    CpuCalibration c;
+    Calibration calibration;
     try {
-      c = run_calibration(env);
+      calibration = run_calibration(env);
     } catch (const std::exception& error) {
       throw CommandFailure(ExitCode::environment, error.what());
     }
+    const CpuCalibration& c = calibration.cpu;
     std::printf("machine %s (%d threads)\n", machine_id().c_str(), c.threads);
     std::printf("  memory bandwidth   1 thread %8.1f GB/s    all threads %8.1f GB/s\n", c.bandwidth_1t_gbps, c.bandwidth_all_gbps);
     std::printf("  FP64 peak          1 thread %8.1f GFLOP/s all threads %8.1f GFLOP/s\n", c.peak_fp64_gflops_1t,
                 c.peak_fp64_gflops_all);
+    if (const auto& g = calibration.gpu) {
+      std::printf("gpu %s (%s)\n", g->name.c_str(), g->arch.c_str());
+      std::printf("  device copy %8.1f GB/s   SGEMM %6.1f TFLOP/s   DGEMM %6.1f TFLOP/s\n", g->bandwidth_gbps, g->sgemm_tflops,
+                  g->dgemm_tflops);
+      std::printf("  pinned copies: host to device %6.1f GB/s, device to host %6.1f GB/s\n", g->h2d_pinned_gbps, g->d2h_pinned_gbps);
+    } else {
+      std::printf("no CUDA GPU calibrated (none found, or no nvcc)\n");
+    }
     std::printf("kept in %s\n", calibration_path(env).c_str());
   });
 }

@@ -30,7 +30,9 @@ void generate(const Environment& env, const LabSpec& spec, Manifest& manifest) {
   const fs::path workdir = pattern;
   fs::permissions(workdir, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
                                fs::perms::others_read | fs::perms::others_exec);
-  Worker judge(worker_launch_options(spec, lab.judge, workdir), "judge");
+  // Copied next to its work directory: the worker may run as a user who cannot reach the build tree.
+  fs::copy_file(lab.judge, workdir / "judge");
+  Worker judge(worker_launch_options(spec, workdir / "judge", workdir), "judge");
   std::vector<std::string> variants;
   if (!judge.hello(variants, 60)) throw CommandFailure(ExitCode::internal, "the judge did not start: " + judge.failure().details);
 

@@ -20,6 +20,7 @@ struct GradeCommand {
   bool hidden = false;
   bool keep = false;
   std::optional<std::uint64_t> seed;
+  std::string sanitize;
 };
 
 ExitCode exit_code_for(const Report& report) {
@@ -39,6 +40,9 @@ void run_grade(const GradeCommand& command) {
   options.quick = command.quick;
   options.include_hidden = command.hidden;
   options.keep_workdir = command.keep;
+  options.sanitize = command.sanitize;
+  if (!options.sanitize.empty() && !spec.gpu)
+    throw CommandFailure(ExitCode::usage, "--sanitize runs compute-sanitizer, for CUDA labs; " + spec.id + " is a CPU lab");
   if (stderr_is_terminal()) {
     options.progress = [](const std::string& line) { std::cerr << "\r\033[K" << line << std::flush; };
   }
@@ -84,6 +88,10 @@ void setup_grade(CLI::App& app) {
   grade->add_option("--seed", command->seed, "replay a run: the seed its report printed");
   grade->add_flag("--hidden", command->hidden, "also run hidden cases and items (staff)");
   grade->add_flag("--keep-workdir", command->keep, "keep the work directory (for debugging the grader)");
+  grade->add_option("--sanitize", command->sanitize, "CUDA labs: run under compute-sanitizer (memcheck, or racecheck); correctness only")
+      ->expected(0, 1)
+      ->default_str("memcheck")
+      ->check(CLI::IsMember({"memcheck", "racecheck"}));
   grade->callback([command] { run_grade(*command); });
 }
 

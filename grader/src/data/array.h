@@ -92,7 +92,7 @@ template <class T>
 Array make_array(std::string name, std::vector<std::int64_t> shape, std::span<const T> values) {
   Array array{std::move(name), dtype_of<T>(), std::move(shape), {}};
   array.bytes.resize(values.size_bytes());
-  std::memcpy(array.bytes.data(), values.data(), values.size_bytes());
+  if (!values.empty()) std::memcpy(array.bytes.data(), values.data(), values.size_bytes());  // data() may be null
   return array;
 }
 template <class T>

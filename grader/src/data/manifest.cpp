@@ -401,6 +401,12 @@ std::vector<std::string> verify_manifest(const Manifest& manifest) {
 }
 
 DatasetArrays load_dataset_arrays(const Manifest& manifest, const DatasetEntry& entry) {
+  // Without expected outputs every output the candidate sends would look unexpected: the lab's fault, not the
+  // submission's, so it must not reach the check.
+  if (entry.expected.empty()) {
+    throw std::runtime_error(manifest.file().string() + ": dataset '" + entry.name +
+                             "' has no files yet: run `grader datasets generate " + lab_name(manifest.dir) + "`");
+  }
   DatasetArrays arrays;
   for (auto [files, into] : {std::pair{&entry.inputs, &arrays.inputs}, std::pair{&entry.expected, &arrays.expected}}) {
     for (const DatasetFile& file : *files) {

@@ -12,7 +12,7 @@
 //   params = { m = 8, n = 8 }
 //   inputs = { a = "square-8.a.npy", x = "square-8.x.npy" }
 //   expected = { y = "square-8.y.npy" }
-//   sha256 = { "square-8.a.npy" = "5d41…", "square-8.x.npy" = "…", "square-8.y.npy" = "…" }
+//   sha256 = { "square-8.a.npy" = "…", "square-8.x.npy" = "…", "square-8.y.npy" = "…" }
 //
 //   Manifest manifest = load_manifest("datasets/lab1");
 //   const DatasetEntry* entry = manifest.find("square-8");
@@ -64,7 +64,7 @@ struct DatasetEntry {
   std::string variant;     // the judge implementation whose outputs are the expected ones
   std::vector<DatasetParam> params;   // in the order the manifest lists them
   std::vector<DatasetFile> inputs;
-  std::vector<DatasetFile> expected;  // at least one
+  std::vector<DatasetFile> expected;  // empty until `grader datasets generate` has run for this entry
   std::map<std::string, std::string> sha256;  // file name -> lowercase hex digest, one for every file named
 };
 
@@ -77,8 +77,9 @@ struct Manifest {
 };
 
 // Reads and validates <dir>/manifest.toml: known keys only, names unique, file names plain "*.npy" names
-// (never paths), exactly one 64-digit lowercase checksum per file named. A missing manifest is an error too:
-// whether a lab without datasets is fine is the caller's decision. Throws ManifestError.
+// (never paths), exactly one 64-digit lowercase checksum per file named. An entry may name no files yet
+// (name, seed, variant and params written by hand, awaiting `grader datasets generate`). A missing manifest
+// is an error too: whether a lab without datasets is fine is the caller's decision. Throws ManifestError.
 Manifest load_manifest(const std::filesystem::path& dir);
 
 // The same for manifest text; `file` is used in messages and as the manifest's location.
@@ -92,9 +93,9 @@ void save_manifest(const Manifest& manifest);
 // The manifest's text, as save_manifest writes it.
 std::string format_manifest(const Manifest& manifest);
 
-// Everything wrong with the files on disk, one line each, empty when all is well: a file missing, a checksum
-// that differs (both digests given), a file that is not a valid .npy, a .npy file in the directory that no
-// dataset names.
+// Everything wrong with the files on disk, one line each, empty when all is well: an entry not generated yet,
+// a file missing, a checksum that differs (both digests given), a file that is not a valid .npy, a .npy file in
+// the directory that no dataset names.
 std::vector<std::string> verify_manifest(const Manifest& manifest);
 
 struct DatasetArrays {
@@ -103,7 +104,7 @@ struct DatasetArrays {
 };
 
 // Reads an entry's arrays, checking each file's checksum first. Throws std::runtime_error naming the file
-// for a missing file, a checksum mismatch or an invalid .npy.
+// for a missing file, a checksum mismatch or an invalid .npy, and for an entry not generated yet.
 DatasetArrays load_dataset_arrays(const Manifest& manifest, const DatasetEntry& entry);
 
 }  // namespace grader

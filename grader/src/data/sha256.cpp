@@ -1,6 +1,7 @@
 // sha256.cpp: SHA-256 as FIPS 180-4 section 6.2 states it, one 64-byte block at a time.
 #include "data/sha256.h"
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 #include <fstream>
@@ -78,7 +79,7 @@ void Sha256::update(std::span<const std::byte> data) {
   total_bytes_ += data.size();
   if (pending_size_ > 0) {
     const std::size_t take = std::min(data.size(), pending_.size() - pending_size_);
-    std::memcpy(pending_.data() + pending_size_, data.data(), take);
+    if (take > 0) std::memcpy(pending_.data() + pending_size_, data.data(), take);
     pending_size_ += take;
     data = data.subspan(take);
     if (pending_size_ < pending_.size()) return;
@@ -89,7 +90,7 @@ void Sha256::update(std::span<const std::byte> data) {
     compress(data.data());
     data = data.subspan(64);
   }
-  std::memcpy(pending_.data(), data.data(), data.size());
+  if (!data.empty()) std::memcpy(pending_.data(), data.data(), data.size());  // data() may be null when empty
   pending_size_ = data.size();
 }
 

@@ -33,6 +33,8 @@ using steady = std::chrono::steady_clock;
 // A correctness run may take this much longer than the judge's naive code before it counts as hung.
 constexpr double hang_factor = 50;
 constexpr double hang_slack_seconds = 5;
+// compute-sanitizer slows a program down by one or two orders of magnitude.
+constexpr double sanitizer_slowdown = 50;
 // Faster than this fraction of the machine's roofline is not believed: the timing was fooled.
 constexpr double believable_roofline = 1.25;
 
@@ -54,6 +56,15 @@ OutputsCheck check_outputs(const std::vector<Array>& got, const std::vector<Arra
     check.summary += (results.size() > 1 || expected.size() > 1 ? result.name + ": " : "") + result.summary;
   }
   return check;
+}
+
+std::string compute_sanitizer_path(const Environment& env) {
+  if (env.nvcc) {
+    const fs::path beside = fs::path(*env.nvcc).parent_path() / "compute-sanitizer";
+    if (fs::exists(beside)) return beside.string();
+  }
+  if (auto on_path = find_on_path("compute-sanitizer")) return *on_path;
+  throw std::runtime_error("--sanitize needs compute-sanitizer (part of the CUDA toolkit) and none was found");
 }
 
 double seconds_since(steady::time_point start) { return std::chrono::duration<double>(steady::now() - start).count(); }
@@ -123,6 +134,8 @@ class Grading {
   bool prepare_workdir();
   bool build_everything();
   std::unique_ptr<Worker> start_worker(const fs::path& executable, const std::string& role);
+  // Keeps what compute-sanitizer printed for a candidate process that is about to go away.
+  void harvest_sanitizer_output(Worker& worker);
   Worker& candidate();
   Worker& judge();
   void retire_candidate_if_dead();
@@ -133,6 +146,13 @@ class Grading {
   void measure(const PerformanceItem& item, TestResult& test);
   void score_measurement(const PerformanceItem& item, const Variables& params, TestResult& test);
   void fill_rates(const PerformanceItem& item, const Variables& params, Timing& timing) const;
+  struct Ceilings {
+    double bytes_per_second = 0, flops_per_second = 0;
+    std::string memory_label, compute_label;
+  };
+  // This machine's roofline for an item: the GPU's for GPU labs, else the CPU's for as many threads as the
+  // item uses. Nothing when the machine has no calibration for it.
+  std::optional<Ceilings> roofline_ceilings(const PerformanceItem& item, const Variables& params) const;
 
   double judge_timeout() const { return spec_.limits.wall_seconds; }
 
@@ -141,7 +161,7 @@ class Grading {
   const GradeOptions& options_;
   Report& report_;
   Variables machine_;
-  std::optional<CpuCalibration> calibration_;
+  std::optional<Calibration> calibration_;
 
   fs::path workdir_;
   LabBuild lab_;
@@ -186,6 +206,11 @@ bool Grading::build_everything() {
     return false;
   }
 
+  // Workers may run as an unprivileged user who cannot reach the build tree (a clone under /root): the
+  // judge runs from the work directory, like the candidate.
+  fs::copy_file(lab_.judge, workdir_ / "judge", fs::copy_options::overwrite_existing);
+  lab_.judge = workdir_ / "judge";
+
   progress("compiling the submission");
   candidate_build_ = compile_candidate(env_, spec_, lab_, staged.sources, workdir_);
   report_.build_log = candidate_build_.log;
@@ -216,15 +241,38 @@ bool Grading::build_everything() {
 std::unique_ptr<Worker> Grading::start_worker(const fs::path& executable, const std::string& role) {
   const fs::path dir = workdir_ / ("run-" + role + "-" + std::to_string(++workers_started_));
   fs::create_directories(dir);
-  auto worker = std::make_unique<Worker>(worker_launch_options(spec_, executable, dir), role);
+  LaunchOptions launch = worker_launch_options(spec_, executable, dir);
+  if (!options_.sanitize.empty() && executable == candidate_build_.executable) {
+    launch.wrapper = {compute_sanitizer_path(env_), "--tool", options_.sanitize, "--print-limit", "20"};
+    launch.limits.output_bytes = std::max<std::size_t>(launch.limits.output_bytes, 4u << 20);  // its findings
+    launch.limits.wall_seconds *= sanitizer_slowdown;
+    launch.limits.cpu_seconds *= sanitizer_slowdown;
+  }
+  auto worker = std::make_unique<Worker>(launch, role);
   std::vector<std::string> variants;
   worker->hello(variants, 60);  // a worker that cannot even greet is left dead; callers read failure()
   return worker;
 }
 
 Worker& Grading::candidate() {
-  if (!candidate_ || !candidate_->alive()) candidate_ = start_worker(candidate_build_.executable, "candidate");
+  if (!candidate_ || !candidate_->alive()) {
+    if (candidate_) harvest_sanitizer_output(*candidate_);
+    candidate_ = start_worker(candidate_build_.executable, "candidate");
+  }
   return *candidate_;
+}
+
+void Grading::harvest_sanitizer_output(Worker& worker) {
+  if (options_.sanitize.empty()) return;
+  worker.process().finish();
+  std::string text = worker.process().stdout_text() + worker.process().stderr_text();
+  // "========= ERROR SUMMARY: 3 errors"
+  const std::string marker = "ERROR SUMMARY: ";
+  for (auto at = text.find(marker); at != std::string::npos; at = text.find(marker, at + 1)) {
+    const int errors = std::atoi(text.c_str() + at + marker.size());
+    report_.sanitizer_errors = std::max(report_.sanitizer_errors, 0) + errors;
+  }
+  if (report_.sanitizer_output.size() < 64 * 1024) report_.sanitizer_output += text.substr(0, 64 * 1024);
 }
 
 Worker& Grading::judge() {
@@ -233,7 +281,10 @@ Worker& Grading::judge() {
 }
 
 void Grading::retire_candidate_if_dead() {
-  if (candidate_ && !candidate_->alive()) candidate_.reset();
+  if (candidate_ && !candidate_->alive()) {
+    harvest_sanitizer_output(*candidate_);
+    candidate_.reset();
+  }
 }
 
 void Grading::grade_correctness(const CorrectnessItem& item, TestResult& test) {
@@ -301,7 +352,8 @@ void Grading::grade_correctness(const CorrectnessItem& item, TestResult& test) {
         }
         std::vector<Array> got;
         double seconds = 0;
-        const double timeout = hang_slack_seconds + hang_factor * judge_seconds;
+        const double timeout = (hang_slack_seconds + hang_factor * judge_seconds) *
+                               (options_.sanitize.empty() ? 1 : sanitizer_slowdown);
         if (!candidate_ready) {
           result.verdict = cand.failure().verdict == Verdict::passed ? Verdict::internal_error : cand.failure().verdict;
           result.details = cand.failure().details;
@@ -369,6 +421,34 @@ void Grading::fill_rates(const PerformanceItem& item, const Variables& params, T
     if (item.flops) timing.gflops = item.flops->evaluate(scope) / timing.median / 1e9;
     if (item.bytes) timing.gbps = item.bytes->evaluate(scope) / timing.median / 1e9;
   }
+}
+
+std::optional<Grading::Ceilings> Grading::roofline_ceilings(const PerformanceItem& item, const Variables& params) const {
+  if (!calibration_) return std::nullopt;
+  Ceilings c;
+  if (spec_.gpu) {
+    if (!calibration_->gpu) return std::nullopt;
+    const auto& gpu = *calibration_->gpu;
+    const bool fp32 = item.precision == "fp32";
+    c.bytes_per_second = gpu.bandwidth_gbps * 1e9;
+    c.flops_per_second = (fp32 ? gpu.sgemm_tflops : gpu.dgemm_tflops) * 1e12;
+    c.memory_label = "device memory bandwidth (" + fixed(gpu.bandwidth_gbps, 0) + " GB/s)";
+    c.compute_label = std::string(fp32 ? "FP32 (cuBLAS SGEMM, " : "FP64 (cuBLAS DGEMM, ") +
+                      fixed(fp32 ? gpu.sgemm_tflops : gpu.dgemm_tflops, 1) + " TFLOP/s)";
+    return c;
+  }
+  Variables scope = machine_;
+  for (const auto& [name, value] : params) scope[name] = value;
+  const bool one_thread = item.cpu_threads.evaluate(scope) <= 1;
+  const auto& cpu = calibration_->cpu;
+  const double gbps = one_thread ? cpu.bandwidth_1t_gbps : cpu.bandwidth_all_gbps;
+  const double gflops = one_thread ? cpu.peak_fp64_gflops_1t : cpu.peak_fp64_gflops_all;
+  const std::string threads_label = one_thread ? "1 thread" : "all threads";
+  c.bytes_per_second = gbps * 1e9;
+  c.flops_per_second = gflops * 1e9;
+  c.memory_label = "memory bandwidth (" + threads_label + ", " + fixed(gbps, 1) + " GB/s)";
+  c.compute_label = "FP64 peak (" + threads_label + ", " + fixed(gflops, 1) + " GFLOP/s)";
+  return c;
 }
 
 void Grading::measure(const PerformanceItem& item, TestResult& test) {
@@ -459,16 +539,27 @@ void Grading::measure(const PerformanceItem& item, TestResult& test) {
     if (seconds_since(start) >= 3 * timing.max_seconds) break;  // never more than this, even below min_reps
   }
 
-  // Professional figures for the report (cuBLAS, CUB, OpenBLAS): timed after, on the judge's inputs.
-  for (const auto& variant : item.compare) {
+  // Figures for the report only: the judge's professional implementations (cuBLAS, CUB, OpenBLAS), or
+  // "candidate:<variant>" for the student's other versions (lab2's table of all six loop orders). Timed
+  // after, on the same inputs. Every variant of a lab computes the same function, so the judge's outputs
+  // are the expected ones; a candidate version whose outputs are wrong is labelled so, not timed.
+  for (const auto& entry : item.compare) {
+    const bool on_candidate = entry.rfind("candidate:", 0) == 0;
+    const std::string variant = on_candidate ? entry.substr(std::string("candidate:").size()) : entry;
+    Worker& worker = on_candidate ? cand : j;
     TimedCalls calls;
     Timing t;
-    t.label = "judge " + variant;
-    if (j.time(variant, timing.warmup, timing.min_reps, false, command_timeout, calls)) {
+    t.label = (on_candidate ? "candidate " : "judge ") + variant;
+    if (!worker.alive() || !worker.time(variant, timing.warmup, timing.min_reps, on_candidate, command_timeout, calls)) {
+      t.label += " (failed: " + worker.failure().details + ")";
+      retire_candidate_if_dead();
+    } else if (on_candidate && !check_outputs(calls.outputs, expected, tolerance).passed) {
+      t.label += " (wrong answer: not timed)";
+    } else {
       t.seconds = calls.seconds;
       fill_rates(item, params, t);
-      m.compare.push_back(t);
     }
+    m.compare.push_back(t);
   }
 
   fill_rates(item, params, m.candidate);
@@ -478,20 +569,12 @@ void Grading::measure(const PerformanceItem& item, TestResult& test) {
   m.speedup_high = m.candidate.q1 > 0 ? m.baseline.q3 / m.candidate.q1 : 0;
 
   // Roofline: the time this machine needs at least, over the time taken.
-  if (calibration_) {
+  if (auto ceilings = roofline_ceilings(item, params)) {
     Variables scope = machine_;
     for (const auto& [name, value] : params) scope[name] = value;
-    const bool one_thread = !params.count("threads") || params.at("threads") <= 1;
-    const double bandwidth = (one_thread ? calibration_->bandwidth_1t_gbps : calibration_->bandwidth_all_gbps) * 1e9;
-    const double peak = (one_thread ? calibration_->peak_fp64_gflops_1t : calibration_->peak_fp64_gflops_all) * 1e9;
-    const double memory_floor = item.bytes ? item.bytes->evaluate(scope) / bandwidth : 0;
-    const double compute_floor = item.flops ? item.flops->evaluate(scope) / peak : 0;
-    const std::string threads_label = one_thread ? "1 thread" : "all threads";
-    if (memory_floor >= compute_floor) {
-      m.roofline_bound = "memory bandwidth (" + threads_label + ", " + fixed(bandwidth / 1e9, 1) + " GB/s)";
-    } else {
-      m.roofline_bound = "FP64 peak (" + threads_label + ", " + fixed(peak / 1e9, 1) + " GFLOP/s)";
-    }
+    const double memory_floor = item.bytes ? item.bytes->evaluate(scope) / ceilings->bytes_per_second : 0;
+    const double compute_floor = item.flops ? item.flops->evaluate(scope) / ceilings->flops_per_second : 0;
+    m.roofline_bound = memory_floor >= compute_floor ? ceilings->memory_label : ceilings->compute_label;
     m.roofline_fraction = std::max(memory_floor, compute_floor) / m.candidate.median;
   }
   test.measurement = m;
@@ -506,12 +589,14 @@ void Grading::score_measurement(const PerformanceItem& item, const Variables& pa
   for (const auto& tier : item.tiers) tiers.push_back({tier.at.evaluate(scope), tier.points});
   m.threshold_full = tiers.empty() ? 0 : tiers.back().at;
 
-  if (item.metric == Metric::roofline && !calibration_) {
+  if (item.metric == Metric::roofline && m.roofline_fraction <= 0) {
     test.verdict = Verdict::internal_error;
-    test.details = "this item is graded against the machine's roofline and the machine is not calibrated";
+    test.details = "this item is graded against the machine's roofline and the machine is not calibrated for it "
+                   "(run `grader calibrate`)";
+    test.score = 0;
     return;
   }
-  if (calibration_ && m.roofline_fraction > believable_roofline) {
+  if (m.roofline_fraction > believable_roofline) {
     test.verdict = Verdict::suspect;
     test.details = "measured at " + fixed(100 * m.roofline_fraction, 0) + "% of this machine's roofline, which no code "
                    "reaches: the timing was fooled (work outside the timed call?)";
@@ -532,9 +617,9 @@ void Grading::grade_performance(const PerformanceItem& item, TestResult& test) {
   test.kind = TestKind::performance;
   test.max_score = item.max_points();
   test.visibility = item.visibility;
-  if (options_.quick) {
+  if (options_.quick || !options_.sanitize.empty()) {
     test.verdict = Verdict::not_run;
-    test.details = "--quick: correctness only";
+    test.details = options_.quick ? "--quick: correctness only" : "--sanitize: correctness only (the sanitizer distorts timing)";
     return;
   }
   std::string missing;
@@ -565,7 +650,8 @@ void Grading::run() {
   calibration_ = load_calibration(env_);
   const bool needs_roofline = std::any_of(spec_.performance.begin(), spec_.performance.end(),
                                           [](const PerformanceItem& p) { return p.metric == Metric::roofline; });
-  if (!calibration_ && needs_roofline && !options_.quick && !spec_.gpu) {
+  const bool missing = !calibration_ || (spec_.gpu && !calibration_->gpu && !detect_gpu_arch().empty());
+  if (missing && needs_roofline && !options_.quick) {
     progress("calibrating this machine once (memory bandwidth, FP64 peak); `grader calibrate` redoes it");
     calibration_ = run_calibration(env_);
   }
@@ -605,8 +691,12 @@ void Grading::run() {
     }
   }
 
-  if (candidate_) candidate_->quit();
+  if (candidate_) {
+    candidate_->quit();
+    harvest_sanitizer_output(*candidate_);
+  }
   if (judge_) judge_->quit();
+  report_.sanitizer_tool = options_.sanitize;
   report_.score = 0;
   report_.max_score = 0;
   for (const auto& test : report_.tests) {

@@ -20,6 +20,7 @@ struct GradeOptions {
   bool quick = false;            // correctness only
   bool include_hidden = false;   // staff runs: hidden cases and items too
   bool keep_workdir = false;     // leave the work directory for inspection
+  std::string sanitize;          // "memcheck" or "racecheck": run the candidate under compute-sanitizer (no timing)
   std::function<void(const std::string&)> progress;  // one-line status updates, may be empty
 };
 

@@ -58,7 +58,12 @@ json to_json(const Report& report) {
     machine["peak_fp64_gflops_1t"] = mi.peak_fp64_gflops_1t;
     machine["peak_fp64_gflops_all"] = mi.peak_fp64_gflops_all;
   }
-  if (!mi.gpu.empty()) machine["gpu"] = mi.gpu;
+  if (!mi.gpu.empty()) {
+    machine["gpu"] = mi.gpu;
+    machine["gpu_bandwidth_gbps"] = mi.gpu_bandwidth_gbps;
+    machine["gpu_sgemm_tflops"] = mi.gpu_sgemm_tflops;
+    machine["gpu_dgemm_tflops"] = mi.gpu_dgemm_tflops;
+  }
   return {{"schema", "grader-report/1"},
           {"lab", report.lab},
           {"lab_name", report.lab_name},
@@ -74,6 +79,10 @@ json to_json(const Report& report) {
           {"build_log", report.build_log},
           {"machine", machine},
           {"wall_seconds", report.wall_seconds},
+          {"sanitizer", report.sanitizer_tool.empty() ? json(nullptr)
+                                                      : json{{"tool", report.sanitizer_tool},
+                                                             {"errors", report.sanitizer_errors},
+                                                             {"output", report.sanitizer_output}}},
           {"tests", tests}};
 }
 

@@ -63,7 +63,8 @@ struct MachineInfo {
   int threads = 0;
   bool calibrated = false;
   double bandwidth_1t_gbps = 0, bandwidth_all_gbps = 0, peak_fp64_gflops_1t = 0, peak_fp64_gflops_all = 0;
-  std::string gpu;  // empty without one
+  std::string gpu;  // empty without one (or without a GPU calibration)
+  double gpu_bandwidth_gbps = 0, gpu_sgemm_tflops = 0, gpu_dgemm_tflops = 0;
 };
 
 struct Report {
@@ -82,6 +83,9 @@ struct Report {
   int hidden_tests_skipped = 0;  // hidden items/cases a student's local run did not grade
   MachineInfo machine;
   double wall_seconds = 0;
+  std::string sanitizer_tool;    // "memcheck", "racecheck"; empty when not asked for
+  int sanitizer_errors = -1;     // from its ERROR SUMMARY; -1 when it printed none
+  std::string sanitizer_output;  // what it printed, capped
 
   bool all_passed() const;  // every test passed or was below_threshold, and nothing else went wrong
 };

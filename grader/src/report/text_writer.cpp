@@ -72,6 +72,10 @@ std::string render_text(const Report& report, bool colour) {
         << " GFLOP/s on 1 thread, " << format("%.1f", m.bandwidth_all_gbps) << " GB/s and "
         << format("%.1f", m.peak_fp64_gflops_all) << " GFLOP/s on all";
   out << "\n";
+  if (!m.gpu.empty())
+    out << "gpu " << m.gpu << "; calibrated: " << format("%.0f", m.gpu_bandwidth_gbps) << " GB/s device copy, "
+        << format("%.1f", m.gpu_sgemm_tflops) << " TFLOP/s SGEMM, " << format("%.1f", m.gpu_dgemm_tflops)
+        << " TFLOP/s DGEMM\n";
 
   if (report.verdict != Verdict::passed) {
     out << "\n" << style.bad(std::string(info(report.verdict).label)) << ": " << report.verdict_details << "\n";
@@ -117,6 +121,13 @@ std::string render_text(const Report& report, bool colour) {
       }
       if (!test.details.empty()) out << "        " << test.details << "\n";
     }
+  }
+
+  if (!report.sanitizer_tool.empty()) {
+    out << "\n" << style.bold("compute-sanitizer (" + report.sanitizer_tool + ")") << ": ";
+    if (report.sanitizer_errors < 0) out << "no summary printed\n";
+    else if (report.sanitizer_errors == 0) out << style.good("no errors") << "\n";
+    else out << style.bad(std::to_string(report.sanitizer_errors) + " error(s)") << "\n" << report.sanitizer_output << "\n";
   }
 
   out << "\n" << style.bold("total " + points(report.score, report.max_score)) << "\n";

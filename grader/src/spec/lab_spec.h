@@ -112,6 +112,12 @@ struct PerformanceItem {
   std::optional<Expr> flops;         // per call, over params and machine variables
   std::optional<Expr> bytes;         // fewest bytes one call must move
   Metric metric = Metric::speedup;
+  // Which calibrated peak bounds `flops` on a GPU ("fp32": SGEMM's rate, "fp64": DGEMM's). CPU labs
+  // compare with the FP64 peak.
+  std::string precision = "fp64";
+  // CPU threads the timed call uses: 1 compares with the one-thread ceilings, more with the all-thread
+  // ones. An expression over params and `threads`, e.g. "nthreads".
+  Expr cpu_threads = Expr::constant(1);
   std::vector<Tier> tiers;           // ascending `at`
   std::vector<std::string> requires_items;  // correctness items that must pass; empty: every item with this variant
   Visibility visibility = Visibility::visible;

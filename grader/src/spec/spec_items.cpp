@@ -324,7 +324,13 @@ PerformanceItem read_performance_item(const SpecTable& table, const std::vector<
       check_expr(*field, **target, param_names, "benchmark");
     }
   }
+  if (auto field = table.optional("cpu_threads")) {
+    item.cpu_threads = field->as_expr();
+    check_expr(*field, item.cpu_threads, param_names, "benchmark");
+  }
 
+  if (auto precision = table.optional("precision"))
+    item.precision = precision->as_choice({"fp32", "fp64"}) == 0 ? "fp32" : "fp64";
   if (auto metric = table.optional("metric")) {
     item.metric = metric->as_choice({"speedup", "roofline"}) == 0 ? Metric::speedup : Metric::roofline;
     if (item.metric == Metric::roofline && !item.flops && !item.bytes) {

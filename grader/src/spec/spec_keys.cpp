@@ -78,6 +78,8 @@ const std::vector<std::string>& known_spec_keys() {
       "performance[].flops",
       "performance[].bytes",
       "performance[].metric",
+      "performance[].precision",
+      "performance[].cpu_threads",
       "performance[].tiers",
       "performance[].tiers[].at",
       "performance[].tiers[].points",

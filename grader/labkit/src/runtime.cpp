@@ -133,9 +133,10 @@ class Worker {
     for (const auto& [key, value] : given.items()) params.set(key, value.get<double>());
     const auto seed = command.value("seed", std::uint64_t{0});
 
-    // Supplied arrays must be read off the pipe even if building the problem fails, or the stream desyncs.
+    // Every supplied array is read off the pipe before any is judged, so a bad one cannot leave the
+    // stream out of step with the next command.
     supplied_storage_.clear();
-    std::map<std::string, ArrayRef> supplied;
+    std::vector<ArrayRef> arrays;
     const json array_specs = command.value("arrays", json::array());
     for (const auto& spec : array_specs) {
       ArrayRef array;
@@ -144,9 +145,14 @@ class Worker {
       array.shape = spec.at("shape").get<std::vector<std::int64_t>>();
       auto& bytes = supplied_storage_.emplace_back(spec.at("bytes").get<std::size_t>());
       channel_.read_bytes(bytes.data(), bytes.size());
-      if (bytes.size() != array.bytes()) throw Error("array '" + array.name + "' has the wrong byte count");
       array.data = bytes.data();
-      supplied[array.name] = array;
+      arrays.push_back(array);
+    }
+    std::map<std::string, ArrayRef> supplied;
+    for (std::size_t i = 0; i < arrays.size(); ++i) {
+      if (supplied_storage_[i].size() != arrays[i].bytes())
+        return fail("setup", "array '" + arrays[i].name + "' has the wrong byte count for its shape");
+      supplied[arrays[i].name] = arrays[i];
     }
 
     auto start = std::chrono::steady_clock::now();

@@ -9,6 +9,7 @@
 
 #include "core/tool.h"
 #include "data/sha256.h"
+#include "run/sandbox.h"
 
 namespace grader {
 
@@ -189,8 +190,13 @@ CandidateBuild compile_candidate(const Environment& env, const LabSpec& spec, co
       return build;
     }
     const fs::path object = objects / (source.filename().string() + ".o");
-    if (!run_step(compile_command(env, spec, lab.gpu_arch, source, object, true), workdir, student_compile_seconds,
-                  build.log)) {
+    // The compiler reads student code too: `#include "../../reference/lab1-matvec/matvec.cpp"` must find
+    // nothing. In the sandbox it sees the system, the lab's headers, the lab kit and the work directory.
+    std::vector<std::string> argv =
+        Sandbox::get().wrapper(workdir, workdir, {spec.dir, env.labkit_include()}, false);
+    const auto compile = compile_command(env, spec, lab.gpu_arch, source, object, true);
+    argv.insert(argv.end(), compile.begin(), compile.end());
+    if (!run_step(argv, workdir, student_compile_seconds, build.log)) {
       build.verdict = Verdict::build_error;
       return build;
     }

@@ -2,6 +2,8 @@
 
 #include <cstdlib>
 
+#include "run/sandbox.h"
+
 namespace grader {
 
 LaunchOptions worker_launch_options(const LabSpec& spec, const std::filesystem::path& executable,
@@ -24,6 +26,9 @@ LaunchOptions worker_launch_options(const LabSpec& spec, const std::filesystem::
   launch.limits.processes = limits.processes;
   launch.limits.file_bytes = limits.file_mb << 20;
   launch.limits.open_files = limits.open_files;
+  // The box shows the directory of the executable (the grading's work directory, which holds the worker's
+  // own directory too) and nothing else of this machine's files but the read-only system.
+  launch.wrapper = Sandbox::get().wrapper(executable.parent_path(), workdir, {}, spec.gpu);
   return launch;
 }
 

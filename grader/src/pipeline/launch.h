@@ -8,7 +8,8 @@
 
 namespace grader {
 
-// `workdir` must exist; the worker runs there and sees only the environment given here.
+// `workdir` must exist inside the executable's directory; the worker runs there, inside the sandbox where
+// the machine has one, and sees only the environment given here.
 LaunchOptions worker_launch_options(const LabSpec& spec, const std::filesystem::path& executable,
                                     const std::filesystem::path& workdir);
 

@@ -75,6 +75,7 @@ json to_json(const Report& report) {
           {"score", report.score},
           {"max_score", report.max_score},
           {"hidden_not_run", report.hidden_tests_skipped},
+          {"warnings", report.warnings},
           {"isolation", report.isolation},
           {"build_log", report.build_log},
           {"machine", machine},

@@ -80,7 +80,8 @@ struct Report {
   std::string build_log;  // compiler output, as the compiler wrote it
   std::string isolation;  // which isolation was in force for the candidate
   std::vector<TestResult> tests;
-  int hidden_tests_skipped = 0;  // hidden items/cases a student's local run did not grade
+  int hidden_tests_skipped = 0;
+  std::vector<std::string> warnings;  // about the run, not the submission (a busy machine)  // hidden items/cases a student's local run did not grade
   MachineInfo machine;
   double wall_seconds = 0;
   std::string sanitizer_tool;    // "memcheck", "racecheck"; empty when not asked for

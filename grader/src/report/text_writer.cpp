@@ -131,6 +131,7 @@ std::string render_text(const Report& report, bool colour) {
   }
 
   out << "\n" << style.bold("total " + points(report.score, report.max_score)) << "\n";
+  for (const auto& warning : report.warnings) out << style.warn("warning: ") << warning << "\n";
   if (report.hidden_tests_skipped > 0)
     out << report.hidden_tests_skipped << " hidden case(s) or item(s) were not run here; they run when your work is graded.\n";
   if (!report.isolation.empty()) out << style.dim("isolation: " + report.isolation) << "\n";

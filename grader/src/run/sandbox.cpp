@@ -1,0 +1,104 @@
+#include "run/sandbox.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+
+#include "core/environment.h"
+#include "run/process.h"
+
+namespace grader {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// The system, read-only. Merged-/usr systems have /lib, /bin... as links into /usr: recreate the links
+// rather than binding them, so the box looks like the host.
+void add_system(std::vector<std::string>& argv) {
+  argv.insert(argv.end(), {"--ro-bind", "/usr", "/usr"});
+  for (const char* top : {"/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"}) {
+    std::error_code ec;
+    if (fs::is_symlink(top, ec)) {
+      argv.insert(argv.end(), {"--symlink", fs::read_symlink(top).string(), top});
+    } else if (fs::is_directory(top, ec)) {
+      argv.insert(argv.end(), {"--ro-bind", top, top});
+    }
+  }
+  // The loader's cache and the alternatives links (libblas.so.3 -> OpenBLAS) live in /etc; nothing
+  // secret does (the box runs as an unprivileged user).
+  argv.insert(argv.end(), {"--ro-bind", "/etc", "/etc"});
+}
+
+}  // namespace
+
+Sandbox::Sandbox() {
+  const char* setting = std::getenv("GRADER_SANDBOX");
+  if (setting != nullptr && std::string(setting) == "off") {
+    why_not_ = "turned off by GRADER_SANDBOX=off";
+    return;
+  }
+  if (!find_on_path("bwrap")) {
+    why_not_ = "bubblewrap (bwrap) is not installed";
+    return;
+  }
+  // Prove it: build a box and run /bin/true in it, as a worker would be run (unprivileged user, limits).
+  std::string pattern = (fs::temp_directory_path() / "grader-sandbox-probe-XXXXXX").string();
+  if (::mkdtemp(pattern.data()) == nullptr) {
+    why_not_ = "cannot create a probe directory";
+    return;
+  }
+  const fs::path probe = pattern;
+  available_ = true;  // so wrapper() builds the real command line
+  LaunchOptions launch;
+  launch.wrapper = wrapper(probe, probe, {}, false);
+  launch.argv = {"/bin/true"};
+  launch.workdir = probe;
+  launch.environment = {{"PATH", "/usr/bin:/bin"}};
+  launch.limits.wall_seconds = 20;
+  available_ = false;
+  try {
+    ChildProcess child = ChildProcess::launch(launch);
+    const Ending& ending = child.finish(std::chrono::seconds(20));
+    available_ = ending.kind == Ending::Kind::exited && ending.exit_code == 0;
+    if (!available_) why_not_ = "bwrap cannot create a sandbox here (user namespaces disabled?)";
+  } catch (const std::exception& error) {
+    why_not_ = std::string("bwrap failed: ") + error.what();
+  }
+  std::error_code ec;
+  fs::remove_all(probe, ec);
+}
+
+const Sandbox& Sandbox::get() {
+  static const Sandbox sandbox;
+  return sandbox;
+}
+
+std::string Sandbox::description() const {
+  if (available_)
+    return "bubblewrap sandbox (no network, read-only system, private /proc and /tmp, only the work directory "
+           "visible, new session)";
+  return "no sandbox: " + why_not_;
+}
+
+std::vector<std::string> Sandbox::wrapper(const fs::path& writable, const fs::path& cwd, const std::vector<fs::path>& readable,
+                                          bool gpu) const {
+  if (!available_) return {};
+  std::vector<std::string> argv = {"bwrap", "--unshare-all", "--die-with-parent", "--new-session"};
+  add_system(argv);
+  argv.insert(argv.end(), {"--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"});
+  if (gpu) {
+    // The CUDA driver talks to the GPU through its device nodes and reads PCI topology from /sys.
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator("/dev", ec)) {
+      const std::string name = entry.path().filename().string();
+      if (name.rfind("nvidia", 0) == 0) argv.insert(argv.end(), {"--dev-bind", entry.path().string(), entry.path().string()});
+    }
+    argv.insert(argv.end(), {"--ro-bind", "/sys", "/sys"});
+  }
+  for (const auto& dir : readable) argv.insert(argv.end(), {"--ro-bind", dir.string(), dir.string()});
+  argv.insert(argv.end(), {"--bind", writable.string(), writable.string(), "--chdir", cwd.string(), "--"});
+  return argv;
+}
+
+}  // namespace grader

@@ -1,0 +1,36 @@
+// sandbox.h: the bubblewrap box around untrusted work (the candidate, and the compiler reading student
+// code), where the machine allows it: no network, a read-only view of the system, a fresh /proc and /tmp,
+// a new session, and nothing of the course repository (no reference/, no other students' work) except
+// the directories bound in. Where bubblewrap is missing or user namespaces are off, the grader falls back
+// to process limits alone and every report says so.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace grader {
+
+class Sandbox {
+ public:
+  // Probed once per process: is bwrap there, and can it build a box here (as the user workers run as)?
+  // GRADER_SANDBOX=off turns it off (for debugging the grader, never for grading).
+  static const Sandbox& get();
+
+  bool available() const { return available_; }
+  // What the report's isolation line says.
+  std::string description() const;
+
+  // The command prefix that runs a program inside the box, starting in `cwd`, with `writable` (which holds
+  // cwd) bound read-write, `readable` directories visible read-only, and the GPU's device nodes when `gpu`.
+  // Empty when no box is available.
+  std::vector<std::string> wrapper(const std::filesystem::path& writable, const std::filesystem::path& cwd,
+                                   const std::vector<std::filesystem::path>& readable, bool gpu) const;
+
+ private:
+  Sandbox();
+  bool available_ = false;
+  std::string why_not_;
+};
+
+}  // namespace grader

@@ -1,0 +1,76 @@
+// harness.cpp: lab 1's problem for the lab kit. Builds A (m x n) and x (n) from the case's seed, calls one of
+// the three matvec variants, and hands y back. Linked with the student's matvec.cpp (the candidate) and with
+// baseline.cpp (the judge); see grader/labkit/include/labkit/labkit.h for the contract.
+#include <labkit/labkit.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "matvec.h"
+
+namespace {
+
+struct Matvec : labkit::Problem {
+  std::int64_t m = 0, n = 0;
+  std::vector<double> a, x, y;
+
+  // The row-pointer layout: one allocation per row, as the course's baseline builds it. Built on first use,
+  // so that processes timing only the contiguous variants stay at one copy of A (800 MB at 10000 x 10000).
+  std::vector<std::unique_ptr<double[]>> row_storage;
+  std::vector<const double*> rows;
+
+  std::vector<std::string> variants() const override { return {"rowptr", "contiguous", "unrolled"}; }
+
+  void setup(labkit::Case& c) override {
+    m = c.params.integer("m");
+    n = c.params.integer("n");
+    if (m < 1 || n < 1) throw labkit::Error("lab1 needs m >= 1 and n >= 1, got m=" + std::to_string(m) + ", n=" + std::to_string(n));
+    c.input("a", a, {m, n}, -1.0, 1.0);
+    c.input("x", x, {n}, -1.0, 1.0);
+    y.resize(static_cast<std::size_t>(m));
+  }
+
+  void poison() override { labkit::poison(y); }
+
+  void run(std::string_view variant) override {
+    if (variant == "rowptr") {
+      build_rows();
+      matvec_rowptr(rows.data(), x.data(), y.data(), m, n);
+    } else if (variant == "contiguous") {
+      matvec_contiguous(a.data(), x.data(), y.data(), m, n);
+    } else if (variant == "unrolled") {
+      matvec_unrolled(a.data(), x.data(), y.data(), m, n);
+    } else {
+      throw labkit::Error("lab1 has no variant '" + std::string(variant) + "' (rowptr, contiguous, unrolled)");
+    }
+  }
+
+  // Copying A into rows takes longer than one matvec: do it before the clock starts, even with no warm-up.
+  double time_once(std::string_view variant) override {
+    if (variant == "rowptr") build_rows();
+    return labkit::Problem::time_once(variant);
+  }
+
+  std::vector<labkit::ArrayRef> inputs() override { return {labkit::ref("a", a, {m, n}), labkit::ref("x", x, {n})}; }
+  std::vector<labkit::ArrayRef> outputs() override { return {labkit::ref("y", y, {m})}; }
+
+ private:
+  void build_rows() {
+    if (!rows.empty()) return;
+    row_storage.reserve(static_cast<std::size_t>(m));
+    rows.reserve(static_cast<std::size_t>(m));
+    for (std::int64_t i = 0; i < m; ++i) {
+      auto row = std::make_unique_for_overwrite<double[]>(static_cast<std::size_t>(n));
+      std::copy_n(a.data() + i * n, n, row.get());
+      rows.push_back(row.get());
+      row_storage.push_back(std::move(row));
+    }
+  }
+};
+
+}  // namespace
+
+LABKIT_PROBLEM(Matvec)

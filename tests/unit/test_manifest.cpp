@@ -16,11 +16,17 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// Removed at exit, with every lab directory made under it.
+struct TempRoot {
+  fs::path path = fs::temp_directory_path() / ("test_manifest_" + std::to_string(getpid()));
+  ~TempRoot() { fs::remove_all(path); }
+};
+
 // A fresh datasets/lab1 directory per test case.
 fs::path fresh_lab_dir() {
+  static const TempRoot root;
   static int count = 0;
-  const fs::path dir = fs::temp_directory_path() / ("test_manifest_" + std::to_string(getpid())) /
-                       std::to_string(++count) / "lab1";
+  const fs::path dir = root.path / std::to_string(++count) / "lab1";
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir;
@@ -197,6 +203,25 @@ TEST_CASE("load_dataset_arrays names arrays by the manifest and refuses a change
     CHECK(message.find("square-8.y.npy: sha256 is ") != std::string::npos);
     CHECK(message.find("grader datasets verify lab1") != std::string::npos);
   }
+}
+
+TEST_CASE("an entry written by hand, before its files are generated, loads and is reported as not generated") {
+  const fs::path dir = fresh_lab_dir();
+  std::ofstream(dir / "manifest.toml") << "[[dataset]]\nname = \"tall\"\nseed = 7\nvariant = \"rowptr\"\n"
+                                          "params = { m = 1000, n = 3 }\n";
+  const Manifest manifest = load_manifest(dir);
+  REQUIRE(manifest.entries.size() == 1);
+  CHECK(manifest.entries[0].params.size() == 2);
+  CHECK(manifest.entries[0].expected.empty());
+  const auto problems = verify_manifest(manifest);
+  REQUIRE(problems.size() == 1);
+  CHECK(problems[0].find("dataset 'tall' has no files yet: run `grader datasets generate") != std::string::npos);
+  CHECK_THROWS_WITH_AS((void)load_dataset_arrays(manifest, manifest.entries[0]),
+                       doctest::Contains("run `grader datasets generate lab1`"), std::runtime_error);
+
+  // Once it names files, the checksums are required again.
+  manifest_should_fail("[[dataset]]\nname = \"t\"\nseed = 7\nvariant = \"v\"\nexpected = { y = \"t.y.npy\" }\n", 1, 1,
+                       "has no 'sha256'");
 }
 
 TEST_CASE("a missing manifest is an error naming its path") {

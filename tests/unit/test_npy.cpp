@@ -16,14 +16,16 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// A fresh directory per test process, so parallel CTest runs do not share files.
+// A fresh directory per test process, so parallel CTest runs do not share files; removed at exit.
+struct TempDir {
+  fs::path path = fs::temp_directory_path() / ("test_npy_" + std::to_string(getpid()));
+  TempDir() { fs::create_directories(path); }
+  ~TempDir() { fs::remove_all(path); }
+};
+
 fs::path temp_dir() {
-  static const fs::path dir = [] {
-    fs::path d = fs::temp_directory_path() / ("test_npy_" + std::to_string(getpid()));
-    fs::create_directories(d);
-    return d;
-  }();
-  return dir;
+  static const TempDir dir;
+  return dir.path;
 }
 
 void write_bytes(const fs::path& path, std::string_view bytes) {

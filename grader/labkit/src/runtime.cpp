@@ -2,7 +2,9 @@
 // registered. Linked into every candidate and judge; compiled once per lab and flags.
 #include <labkit/labkit.h>
 
+#include <dirent.h>
 #include <fcntl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -10,6 +12,8 @@
 #include <chrono>
 #include <cstdio>
 #include <exception>
+#include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -88,6 +92,44 @@ class Channel {
     for (const auto& a : arrays) write_bytes(a.data, a.bytes());
   }
 };
+
+// FNV-1a over every output byte: enough to notice an output that changes after the call returned.
+std::uint64_t fingerprint(const std::vector<ArrayRef>& arrays) {
+  std::uint64_t hash = 1469598103934665603ULL;
+  for (const auto& a : arrays) {
+    const auto* bytes = static_cast<const unsigned char*>(a.data);
+    for (std::size_t i = 0; i < a.bytes(); ++i) hash = (hash ^ bytes[i]) * 1099511628211ULL;
+  }
+  return hash;
+}
+
+// Threads of this process, other than the one calling, that are running right now. Sampled a few times
+// over a few milliseconds: a thread counts only if it is running in every sample, so one that is just
+// going to sleep does not.
+int threads_still_running() {
+  std::map<std::string, int> running;
+  constexpr int samples = 3;
+  const std::string self = std::to_string(::syscall(SYS_gettid));
+  for (int sample = 0; sample < samples; ++sample) {
+    if (DIR* tasks = ::opendir("/proc/self/task")) {
+      while (dirent* task = ::readdir(tasks)) {
+        const std::string tid = task->d_name;
+        if (tid == "." || tid == ".." || tid == self) continue;
+        std::ifstream stat("/proc/self/task/" + tid + "/stat");
+        std::string line;
+        std::getline(stat, line);
+        // The state letter follows the command name's closing parenthesis.
+        auto paren = line.rfind(')');
+        if (paren != std::string::npos && paren + 2 < line.size() && line[paren + 2] == 'R') ++running[tid];
+      }
+      ::closedir(tasks);
+    }
+    ::usleep(1000);
+  }
+  int count = 0;
+  for (const auto& [tid, times] : running) count += times == samples;
+  return count;
+}
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -216,7 +258,13 @@ class Worker {
     } catch (const std::exception& e) {
       return fail("run", e.what());
     }
+    // After the last timed call: did the outputs move once the call had returned (work left running in
+    // the background), and is any thread the call started still running?
     json reply = {{"type", "times"}, {"seconds", seconds}};
+    const std::uint64_t when_returned = fingerprint(problem_->outputs());
+    problem_->finish();
+    reply["busy_threads"] = threads_still_running();
+    reply["outputs_changed"] = fingerprint(problem_->outputs()) != when_returned;
     if (command.value("outputs", false)) {
       channel_.send(reply, problem_->outputs());
     } else {

@@ -152,6 +152,10 @@ class Grading {
   bool prerequisites_passed(const PerformanceItem& item, std::string& missing) const;
   void measure(const PerformanceItem& item, TestResult& test);
   void score_measurement(const PerformanceItem& item, const Variables& params, TestResult& test);
+  // Empty when the times the candidate reported agree with what the grader measured from outside; else
+  // why they cannot be reconciled.
+  std::string cross_check_times(Worker& cand, const std::string& variant, double cand_reported, Worker& base,
+                                const std::string& base_variant, double base_reported, bool base_is_judge, int reps);
   void fill_rates(const PerformanceItem& item, const Variables& params, Timing& timing) const;
   struct Ceilings {
     double bytes_per_second = 0, flops_per_second = 0;
@@ -472,6 +476,37 @@ std::optional<Grading::Ceilings> Grading::roofline_ceilings(const PerformanceIte
   return c;
 }
 
+std::string Grading::cross_check_times(Worker& cand, const std::string& variant, double cand_reported, Worker& base,
+                                       const std::string& base_variant, double base_reported, bool base_is_judge,
+                                       int reps) {
+  // Two runs of `reps` and `3 * reps` calls, timed from here: their difference is the cost of 2 * reps calls
+  // with the command's fixed costs (the pipe, the reply) cancelled out. It still includes what the harness
+  // does around each call (poisoning, cache flushes): the judge, with the same harness, measures that.
+  auto outside_per_call = [&](Worker& worker, const std::string& v, double& per_call) {
+    TimedCalls ignored;
+    const double timeout = spec_.limits.wall_seconds;
+    auto start = steady::now();
+    if (!worker.time(v, 0, reps, false, timeout, ignored)) return false;
+    const double short_run = seconds_since(start);
+    start = steady::now();
+    if (!worker.time(v, 0, 3 * reps, false, timeout, ignored)) return false;
+    per_call = (seconds_since(start) - short_run) / (2.0 * reps);
+    return true;
+  };
+  double cand_outside = 0, base_outside = 0;
+  if (!outside_per_call(cand, variant, cand_outside)) return "";  // the caller sees the dead worker
+  double harness_overhead = 0;
+  if (base_is_judge && outside_per_call(base, base_variant, base_outside))
+    harness_overhead = std::max(0.0, base_outside - base_reported);
+  const double implied = cand_outside - harness_overhead;
+  const double discrepancy = (implied - cand_reported) * 2.0 * reps;
+  // Half the time seen from outside, and a difference far beyond timer noise (5 ms over the runs).
+  if (cand_reported * 2 < implied && discrepancy > 5e-3)
+    return "the submission reported " + fixed(cand_reported * 1e3, 3) + " ms per call, but the grader measured " +
+           fixed(implied * 1e3, 3) + " ms per call from outside: its timings cannot be trusted";
+  return "";
+}
+
 void Grading::measure(const PerformanceItem& item, TestResult& test) {
   const Variables params = case_params(item.params, machine_);
   const std::uint64_t seed = derive_seed(options_.seed, "performance/" + item.name);
@@ -542,6 +577,12 @@ void Grading::measure(const PerformanceItem& item, TestResult& test) {
       retire_candidate_if_dead();
       return fail(v, details);
     }
+    if (cand_calls.outputs_changed)
+      return fail(Verdict::suspect, "the outputs changed after the timed call had returned: work was left running "
+                                    "outside the timed region");
+    if (cand_calls.busy_threads > 0)
+      return fail(Verdict::suspect, std::to_string(cand_calls.busy_threads) + " thread(s) of the submission were still "
+                                    "running after the timed call returned");
     OutputsCheck check = check_outputs(cand_calls.outputs, expected, tolerance);
     if (!check.passed) return fail(Verdict::wrong_answer, "the timed call's outputs are wrong: " + check.summary);
     m.baseline.seconds.insert(m.baseline.seconds.end(), base_calls.seconds.begin(), base_calls.seconds.end());
@@ -583,6 +624,18 @@ void Grading::measure(const PerformanceItem& item, TestResult& test) {
     m.compare.push_back(t);
   }
 
+  // The times above are the workers' own; a submission shares its process with the timer. Check them
+  // against the grader's own clock before they earn anything.
+  const std::string unreconciled =
+      cross_check_times(cand, item.variant, summarize(m.candidate.seconds).median, *baseline, baseline_variant,
+                        summarize(m.baseline.seconds).median, baseline == &j, reps_per_round);
+  if (!cand.alive()) {
+    Verdict v = cand.failure().verdict;
+    std::string details = cand.failure().details;
+    retire_candidate_if_dead();
+    return fail(v, details);
+  }
+
   fill_rates(item, params, m.candidate);
   fill_rates(item, params, m.baseline);
   m.speedup = m.baseline.median / m.candidate.median;
@@ -599,6 +652,7 @@ void Grading::measure(const PerformanceItem& item, TestResult& test) {
     m.roofline_fraction = std::max(memory_floor, compute_floor) / m.candidate.median;
   }
   test.measurement = m;
+  if (!unreconciled.empty()) return fail(Verdict::suspect, unreconciled);
   score_measurement(item, params, test);
 }
 

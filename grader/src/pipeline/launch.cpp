@@ -13,7 +13,10 @@ LaunchOptions worker_launch_options(const LabSpec& spec, const std::filesystem::
   launch.workdir = workdir;
   // Nothing of the grader's environment leaks in (no secrets, no paths to the reference); only what
   // the GPU runtime needs to find its libraries and device passes through.
-  launch.environment = {{"PATH", "/usr/bin:/bin"}, {"HOME", workdir.string()}, {"LANG", "C.UTF-8"}};
+  // OMP_WAIT_POLICY=passive: idle OpenMP threads sleep rather than spin, so a thread still running after a
+  // timed call is work the submission left behind, not an idle pool.
+  launch.environment = {{"PATH", "/usr/bin:/bin"}, {"HOME", workdir.string()}, {"LANG", "C.UTF-8"},
+                        {"OMP_WAIT_POLICY", "passive"}};
   for (const char* passed_through : {"LD_LIBRARY_PATH", "CUDA_VISIBLE_DEVICES"})
     if (const char* value = std::getenv(passed_through)) launch.environment[passed_through] = value;
   const auto& limits = spec.limits;

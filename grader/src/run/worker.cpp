@@ -111,11 +111,14 @@ bool Worker::receive(const std::string& expected, double timeout, std::string& r
         return fail(Verdict::suspect, "a reply named an unknown dtype");
       }
       array.shape = spec.value("shape", std::vector<std::int64_t>{});
-      const auto bytes = spec.value("bytes", std::size_t{0});
-      if (bytes != static_cast<std::size_t>(array.elements()) * dtype_size(array.dtype)) {
+      const auto bytes = spec.value("bytes", std::uint64_t{0});
+      // A worker's array header is not trusted: the shape must be sane and agree with the byte count, and
+      // the size must be one the lab's memory limit allows, before anything is allocated for it.
+      const std::string problem = layout_problem(array.name, array.dtype, array.shape, bytes);
+      if (!problem.empty() || bytes > (std::uint64_t{1} << 40)) {
         alive_ = false;
         process_.kill();
-        return fail(Verdict::suspect, "array '" + array.name + "' has a byte count that does not match its shape");
+        return fail(Verdict::suspect, "a reply announced an impossible array: " + (problem.empty() ? "too large" : problem));
       }
       array.bytes.resize(bytes);
       switch (process_.read_exact(array.bytes.data(), bytes, std::chrono::duration<double>(timeout))) {
@@ -176,7 +179,10 @@ bool Worker::time(const std::string& variant, int warmup, int reps, bool want_ou
   std::string reply;
   std::vector<Array> outputs;
   if (!send_command(command.dump()) || !receive("times", timeout, reply, &outputs)) return false;
-  auto seconds = json::parse(reply).value("seconds", std::vector<double>{});
+  const json parsed = json::parse(reply);
+  auto seconds = parsed.value("seconds", std::vector<double>{});
+  into.busy_threads = std::max(into.busy_threads, parsed.value("busy_threads", 0));
+  into.outputs_changed = into.outputs_changed || parsed.value("outputs_changed", false);
   if (static_cast<int>(seconds.size()) != reps)
     return fail(Verdict::suspect, "reported " + std::to_string(seconds.size()) + " timings for " + std::to_string(reps) + " calls");
   into.seconds.insert(into.seconds.end(), seconds.begin(), seconds.end());

@@ -21,6 +21,8 @@ struct WorkerFailure {
 
 struct TimedCalls {
   std::vector<double> seconds;
+  int busy_threads = 0;          // threads still running after the last call returned
+  bool outputs_changed = false;  // outputs moved after the last call returned
   std::vector<Array> outputs;  // the last timed call's, when asked for
 };
 

@@ -210,7 +210,7 @@ TEST_CASE("a busy loop runs into the CPU limit") {
   CHECK(child.read_line(line, 8s) == ReadStatus::closed);
   const Ending& ending = child.finish();
   CHECK(ending.kind == Ending::Kind::cpu_timeout);
-  CHECK(ending.cpu_seconds >= 0.9);
+  CHECK(ending.cpu_seconds >= 0.8);  // the kernel accounts CPU time in ticks
 }
 
 TEST_CASE("memory: the address-space limit fails the allocation") {

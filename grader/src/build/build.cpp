@@ -86,7 +86,8 @@ std::string cache_key(const Environment& env, const LabSpec& spec, const std::st
   auto add_file = [&](const fs::path& path) { blob += path.filename().string() + "\n" + read_file(path) + "\n"; };
   for (const auto& list : {spec.build.headers, spec.build.harness, spec.build.baseline})
     for (const auto& name : list) add_file(spec.dir / name);
-  add_file(env.labkit_include() / "labkit" / "labkit.h");
+  for (const auto& item : fs::directory_iterator(env.labkit_include() / "labkit")) add_file(item.path());
+  if (spec.build.language == "cuda" && env.nvcc) blob += run_tool({*env.nvcc, "--version"}, ".", 60).output;
   for (const auto& item : fs::directory_iterator(env.labkit_sources())) add_file(item.path());
   return hash_text(blob).substr(0, 16);
 }

@@ -25,6 +25,8 @@ struct GradeCommand {
 
 ExitCode exit_code_for(const Report& report) {
   if (report.verdict == Verdict::internal_error) return ExitCode::internal;
+  for (const auto& test : report.tests)
+    if (test.verdict == Verdict::internal_error) return ExitCode::internal;
   if (report.verdict == Verdict::not_run) return ExitCode::not_run;
   return report.all_passed() ? ExitCode::all_passed : ExitCode::graded_failures;
 }

@@ -141,8 +141,9 @@ class Grading {
   void warn_if_busy();
   bool build_everything();
   std::unique_ptr<Worker> start_worker(const fs::path& executable, const std::string& role);
-  // Keeps what compute-sanitizer printed for a candidate process that is about to go away.
-  void harvest_sanitizer_output(Worker& worker);
+  // Keeps what a candidate process that is about to go away printed (the start of it, for the student's
+  // printf debugging) and, under --sanitize, compute-sanitizer's findings.
+  void harvest_output(Worker& worker);
   Worker& candidate();
   Worker& judge();
   void retire_candidate_if_dead();
@@ -281,16 +282,18 @@ std::unique_ptr<Worker> Grading::start_worker(const fs::path& executable, const 
 
 Worker& Grading::candidate() {
   if (!candidate_ || !candidate_->alive()) {
-    if (candidate_) harvest_sanitizer_output(*candidate_);
+    if (candidate_) harvest_output(*candidate_);
     candidate_ = start_worker(candidate_build_.executable, "candidate");
   }
   return *candidate_;
 }
 
-void Grading::harvest_sanitizer_output(Worker& worker) {
-  if (options_.sanitize.empty()) return;
+void Grading::harvest_output(Worker& worker) {
   worker.process().finish();
-  std::string text = worker.process().stdout_text() + worker.process().stderr_text();
+  const std::string text = worker.process().stdout_text() + worker.process().stderr_text();
+  constexpr std::size_t shown = 4096;
+  if (report_.candidate_output.size() < shown) report_.candidate_output += text.substr(0, shown - report_.candidate_output.size());
+  if (options_.sanitize.empty()) return;
   // "========= ERROR SUMMARY: 3 errors"
   const std::string marker = "ERROR SUMMARY: ";
   for (auto at = text.find(marker); at != std::string::npos; at = text.find(marker, at + 1)) {
@@ -307,7 +310,7 @@ Worker& Grading::judge() {
 
 void Grading::retire_candidate_if_dead() {
   if (candidate_ && !candidate_->alive()) {
-    harvest_sanitizer_output(*candidate_);
+    harvest_output(*candidate_);
     candidate_.reset();
   }
 }
@@ -748,13 +751,17 @@ void Grading::run() {
     if (spec_.gpu && detect_gpu_arch().empty()) {
       report_.verdict = Verdict::not_run;
       report_.verdict_details = "built, but not run: no CUDA GPU was found on this machine";
-      for (auto& test : report_.tests) test.details = "not run: no CUDA GPU on this machine";
+      for (auto& test : report_.tests) test.details = "no CUDA GPU on this machine";
     } else {
       report_.isolation = "own process group, rlimits (CPU, memory, processes, files), clean environment" +
                           std::string(::geteuid() == 0 ? ", unprivileged user" : "") + "; " +
                           Sandbox::get().description();
       std::size_t index = 0;
       for (const auto& item : spec_.correctness) grade_correctness(item, report_.tests[index++]);
+      // A batch grades several students at once but times one at a time: timings must not disturb each other.
+      std::unique_lock<std::mutex> timing_lock;
+      if (options_.performance_mutex != nullptr && !options_.quick && !spec_.performance.empty())
+        timing_lock = std::unique_lock<std::mutex>(*options_.performance_mutex);
       if (!options_.quick && options_.sanitize.empty() && !spec_.performance.empty()) warn_if_busy();
       for (const auto& item : spec_.performance) {
         if (item.visibility != Visibility::visible && !options_.include_hidden) continue;
@@ -764,13 +771,13 @@ void Grading::run() {
   } else {
     for (auto& test : report_.tests) {
       test.verdict = report_.verdict;
-      test.details = "not run: " + std::string(info(report_.verdict).label);
+      test.details = std::string(info(report_.verdict).label) + ": nothing could run";
     }
   }
 
   if (candidate_) {
     candidate_->quit();
-    harvest_sanitizer_output(*candidate_);
+    harvest_output(*candidate_);
   }
   if (judge_) judge_->quit();
   report_.sanitizer_tool = options_.sanitize;
@@ -791,7 +798,8 @@ void Grading::run() {
 
 std::uint64_t fresh_seed() {
   std::random_device device;
-  return (static_cast<std::uint64_t>(device()) << 32) ^ device();
+  // 53 bits, like the case seeds: a seed read back from JSON by a tool that uses doubles still replays.
+  return ((static_cast<std::uint64_t>(device()) << 32) ^ device()) >> 11;
 }
 
 std::uint64_t derive_seed(std::uint64_t run_seed, const std::string& name) {

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <mutex>
 #include <string>
 
 #include "core/environment.h"
@@ -22,6 +23,7 @@ struct GradeOptions {
   bool keep_workdir = false;     // leave the work directory for inspection
   std::string sanitize;          // "memcheck" or "racecheck": run the candidate under compute-sanitizer (no timing)
   std::function<void(const std::string&)> progress;  // one-line status updates, may be empty
+  std::mutex* performance_mutex = nullptr;  // held while timing: a batch times one submission at a time
 };
 
 Report grade_submission(const Environment& env, const LabSpec& spec, const GradeOptions& options);

@@ -29,9 +29,9 @@ LaunchOptions worker_launch_options(const LabSpec& spec, const std::filesystem::
   launch.limits.processes = limits.processes;
   launch.limits.file_bytes = limits.file_mb << 20;
   launch.limits.open_files = limits.open_files;
-  // The box shows the directory of the executable (the grading's work directory, which holds the worker's
-  // own directory too) and nothing else of this machine's files but the read-only system.
-  launch.wrapper = Sandbox::get().wrapper(executable.parent_path(), workdir, {}, spec.gpu);
+  // The box shows the executable's directory read-only (so a candidate cannot replace the judge that runs
+  // after it), the worker's own directory writable, and nothing else of this machine but the read-only system.
+  launch.wrapper = Sandbox::get().wrapper(workdir, workdir, {executable.parent_path()}, spec.gpu);
   return launch;
 }
 

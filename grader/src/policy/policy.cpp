@@ -20,6 +20,7 @@ namespace fs = std::filesystem;
 struct Symbol {
   std::string name;
   char type = '?';  // nm's letter: U undefined, T/D/B/R strong, W/V weak, lower case local
+  unsigned long long value = 0;
 };
 
 std::vector<Symbol> read_symbols(const fs::path& object) {
@@ -31,15 +32,19 @@ std::vector<Symbol> read_symbols(const fs::path& object) {
   while (std::getline(lines, line)) {
     std::istringstream fields(line);
     Symbol symbol;
-    std::string type;
+    std::string type, value;
     if (!(fields >> symbol.name >> type) || type.empty()) continue;
     symbol.type = type[0];
+    if (fields >> value) symbol.value = std::strtoull(value.c_str(), nullptr, 16);
     symbols.push_back(symbol);
   }
   return symbols;
 }
 
-bool is_strong_global(char type) { return type == 'T' || type == 'D' || type == 'B' || type == 'R' || type == 'G' || type == 'S'; }
+// 'i': a GNU indirect function, resolved at load time: a strong definition like any other.
+bool is_strong_global(char type) {
+  return type == 'T' || type == 'D' || type == 'B' || type == 'R' || type == 'G' || type == 'S' || type == 'i';
+}
 bool is_weak(char type) { return type == 'W' || type == 'V' || type == 'u' || type == 'w' || type == 'v'; }
 
 std::string demangle(const std::string& name) {
@@ -57,6 +62,43 @@ std::string base_name(const std::string& symbol) {
 bool matches_any(const std::vector<std::string>& patterns, const std::string& name) {
   return std::any_of(patterns.begin(), patterns.end(), [&](const std::string& p) { return glob_match(p, name); });
 }
+
+// The functions a CUDA object's .init_array calls. nvcc registers each object's kernels from a static
+// constructor of its own (__sti____cudaRegisterAll); anything else there is the student's.
+std::vector<std::string> init_array_targets(const fs::path& object) {
+  ToolResult result = run_tool({"readelf", "-r", "-W", object.string()}, object.parent_path(), 60);
+  std::vector<std::string> targets;
+  std::istringstream lines(result.output);
+  std::string line;
+  bool in_init_array = false;
+  while (std::getline(lines, line)) {
+    if (line.rfind("Relocation section", 0) == 0) {
+      in_init_array = line.find(".init_array") != std::string::npos || line.find(".ctors") != std::string::npos ||
+                      line.find(".preinit_array") != std::string::npos;
+      continue;
+    }
+    if (!in_init_array || line.empty()) continue;
+    // "offset info type symbol-value symbol-name + addend". The name is often a section (".text + 362"):
+    // then the target is the function at that offset, which nm names.
+    std::istringstream fields(line);
+    std::string offset, info, type, value, name, plus, addend;
+    if (!(fields >> offset >> info >> type >> value >> name)) continue;
+    if (offset.find_first_not_of("0123456789abcdef") != std::string::npos) continue;  // the column headings
+    fields >> plus >> addend;
+    if (name.rfind(".", 0) == 0 && !addend.empty()) {
+      const unsigned long long target = std::stoull(addend, nullptr, 16);
+      std::string resolved = name + "+" + addend;
+      for (const auto& symbol : read_symbols(object)) {
+        if ((symbol.type == 't' || symbol.type == 'T') && symbol.value == target) resolved = symbol.name;
+      }
+      name = resolved;
+    }
+    targets.push_back(name);
+  }
+  return targets;
+}
+
+bool is_nvcc_registration(const std::string& symbol) { return symbol.find("__sti____cudaRegisterAll") != std::string::npos; }
 
 // Sections that hold code run before main.
 std::vector<std::string> startup_sections(const fs::path& object) {
@@ -103,8 +145,8 @@ bool glob_match(std::string_view pattern, std::string_view text) {
 const std::vector<std::string>& default_forbidden_calls() {
   static const std::vector<std::string> calls = {
       // new processes and programs
-      "fork", "vfork", "clone", "clone3", "execve", "execveat", "execv", "execvp", "execvpe", "execl", "execlp",
-      "execle", "system", "popen", "posix_spawn", "posix_spawnp",
+      "fork", "_Fork", "vfork", "clone", "clone3", "execve", "execveat", "fexecve", "execv", "execvp", "execvpe", "execl",
+      "execlp", "execle", "system", "popen", "posix_spawn", "posix_spawnp",
       // loading or patching code, raw system calls, debugging other processes
       "dlopen", "dlmopen", "dlsym", "dlvsym", "syscall", "ptrace", "mprotect", "process_vm_readv", "process_vm_writev",
       // the network
@@ -173,15 +215,27 @@ PolicyResult apply_link_policy(const LabSpec& spec, const std::vector<fs::path>&
         refuse(symbol, "defines " + name + ", a name the C library, the runtime or the harness owns", object);
         continue;
       }
+      // A weak definition of a C name could stand in for a library function the harness calls; C++
+      // inline functions and templates (mangled names) are merged by the linker with the harness's own.
+      // (DW.ref.* are the compiler's own references to the exception personality routine.)
+      const bool compiler_generated = name.rfind("DW.ref.", 0) == 0;
+      if (is_weak(symbol.type) && symbol.type != 'w' && symbol.type != 'v' && name.rfind("_Z", 0) != 0 && !cuda_generated &&
+          !compiler_generated) {
+        refuse(symbol, "defines " + name + " as a weak global: only the lab's API may be defined globally", object);
+        continue;
+      }
       if (is_weak(symbol.type) || cuda_generated) {
-        keep_global.push_back(symbol.name);  // inline functions and templates: shared by the linker, harmless
+        keep_global.push_back(symbol.name);
         continue;
       }
       result.localized.push_back(symbol.name);
     }
     for (const auto& section : startup_sections(object)) {
-      // nvcc registers each CUDA object's kernels from a static constructor it generates itself.
-      if (cuda) continue;
+      if (cuda) {
+        bool only_registration = true;
+        for (const auto& target : init_array_targets(object)) only_registration = only_registration && is_nvcc_registration(target);
+        if (only_registration) continue;
+      }
       refuse(Symbol{section, 'S'},
              "has a " + section + " section: code that runs before main (a global object with a constructor, or "
              "__attribute__((constructor))); make such objects local to a function",

@@ -76,6 +76,7 @@ json to_json(const Report& report) {
           {"max_score", report.max_score},
           {"hidden_not_run", report.hidden_tests_skipped},
           {"warnings", report.warnings},
+          {"candidate_output", report.candidate_output},
           {"isolation", report.isolation},
           {"build_log", report.build_log},
           {"machine", machine},

@@ -40,7 +40,7 @@ struct Measurement {
   double speedup = 0;           // baseline median / candidate median
   double speedup_low = 0, speedup_high = 0;  // from the quartiles: baseline q1 / candidate q3 .. q3 / q1
   double roofline_fraction = 0;  // achieved / calibrated peak of the binding resource; 0 if uncalibrated
-  std::string roofline_bound;    // "memory bandwidth (1 thread)", "double-precision peak"
+  std::string roofline_bound;    // "memory bandwidth (1 thread, 14.2 GB/s)", "FP64 peak (1 thread, 105.7 GFLOP/s)"
   double metric_value = 0;       // the number the tiers read (speedup or roofline fraction)
   double threshold_full = 0;     // the last tier's `at`, evaluated on this machine
 };
@@ -87,6 +87,7 @@ struct Report {
   std::string sanitizer_tool;    // "memcheck", "racecheck"; empty when not asked for
   int sanitizer_errors = -1;     // from its ERROR SUMMARY; -1 when it printed none
   std::string sanitizer_output;  // what it printed, capped
+  std::string candidate_output;  // the start of what the submission printed to stdout and stderr
 
   bool all_passed() const;  // every test passed or was below_threshold, and nothing else went wrong
 };

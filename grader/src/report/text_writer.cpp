@@ -123,6 +123,12 @@ std::string render_text(const Report& report, bool colour) {
     }
   }
 
+  if (!report.candidate_output.empty() && report.sanitizer_tool.empty()) {
+    out << "\n" << style.bold("your program printed") << style.dim(" (the start of it)") << "\n";
+    std::istringstream lines(report.candidate_output);
+    std::string line;
+    for (int count = 0; std::getline(lines, line) && count < 20; ++count) out << "  | " << line << "\n";
+  }
   if (!report.sanitizer_tool.empty()) {
     out << "\n" << style.bold("compute-sanitizer (" + report.sanitizer_tool + ")") << ": ";
     if (report.sanitizer_errors < 0) out << "no summary printed\n";

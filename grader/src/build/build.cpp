@@ -58,7 +58,10 @@ std::vector<std::string> link_command(const Environment& env, const LabSpec& spe
                                       const std::vector<fs::path>& objects, const fs::path& executable) {
   std::vector<std::string> argv;
   if (spec.build.language == "cuda") {
-    argv = {*env.nvcc, "-arch=" + gpu_arch};
+    // An rpath to the toolkit's libraries: workers run with a clean environment, without LD_LIBRARY_PATH,
+    // and must still find cuBLAS.
+    const fs::path toolkit_lib = fs::path(*env.nvcc).parent_path().parent_path() / "lib64";
+    argv = {*env.nvcc, "-arch=" + gpu_arch, "-Xlinker", "-rpath=" + toolkit_lib.string()};
   } else {
     argv = {env.cxx};
     argv.insert(argv.end(), spec.build.flags.begin(), spec.build.flags.end());

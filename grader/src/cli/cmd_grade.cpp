@@ -57,6 +57,7 @@ void run_grade(const GradeCommand& command) {
   } catch (const std::exception& error) {
     // Even a grader failure leaves a report behind, so a batch or Gradescope run records the student.
     report = internal_error_report(spec.id, options.submission.string(), error.what());
+    report.max_score = spec.max_score();
   }
   if (options.progress) std::cerr << "\r\033[K" << std::flush;
 

@@ -116,6 +116,11 @@ void run_selftest(const SelftestCommand& command) {
                       {"seconds", v.seconds}});
       continue;
     }
+    const bool skipped = !v.problems.empty() && v.problems.front().rfind("not run:", 0) == 0;
+    if (skipped) {
+      std::printf("%-20s skip  %s\n", v.lab.c_str(), v.problems.front().c_str());
+      continue;
+    }
     std::printf("%-20s %s  reference %.1f/%.0f  skeleton %.1f/%.0f (%.1f performance points)  %.1f s\n", v.lab.c_str(),
                 v.ok ? "ok  " : "FAIL", v.reference_score, v.max_score, v.skeleton_score, v.max_score,
                 v.skeleton_performance, v.seconds);

@@ -28,7 +28,8 @@ LabSpec load_lab(const Environment& env, const std::string& name) {
 std::vector<LabSpec> load_labs(const Environment& env, const std::optional<std::string>& name) {
   if (name) return {load_lab(env, *name)};
   std::vector<LabSpec> labs;
-  for (const auto& entry : Catalog(env.labs_dir()).entries()) labs.push_back(load_lab(env, entry.id));
+  const Catalog catalog(env.labs_dir());  // named: the loop must not outlive it
+  for (const auto& entry : catalog.entries()) labs.push_back(load_lab(env, entry.id));
   return labs;
 }
 

@@ -19,15 +19,20 @@ std::string exit_code_help() {
   return text;
 }
 
-// `grader lab1 ...` means `grader grade lab1 ...`: a first word that is not a subcommand or an option
-// names a lab.
+// `grader lab1 ...` means `grader grade lab1 ...`: the first word that is not a global option (or its
+// value) and not a subcommand names a lab.
 std::vector<std::string> with_default_subcommand(const CLI::App& app, int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
-  if (!args.empty() && args[0].rfind("-", 0) != 0) {
+  std::size_t first_word = 0;
+  while (first_word < args.size() && args[first_word].rfind("-", 0) == 0) {
+    const bool takes_value = args[first_word] == "--root";  // the one global option with a separate value
+    first_word += takes_value ? 2 : 1;
+  }
+  if (first_word < args.size()) {
     bool is_subcommand = false;
     for (const auto* sub : app.get_subcommands([](const CLI::App*) { return true; }))
-      if (sub->get_name() == args[0]) is_subcommand = true;
-    if (!is_subcommand) args.insert(args.begin(), "grade");
+      if (sub->get_name() == args[first_word]) is_subcommand = true;
+    if (!is_subcommand) args.insert(args.begin() + static_cast<std::ptrdiff_t>(first_word), "grade");
   }
   std::reverse(args.begin(), args.end());  // CLI11 parses a reversed vector
   return args;
@@ -40,6 +45,7 @@ int main(int argc, char** argv) {
   app.footer(exit_code_help());
   app.add_option("--root", grader::global_options().root, "the course repository (default: $GRADER_ROOT, else the source tree this grader was built from)");
   app.require_subcommand(1);
+  app.fallthrough();  // subcommands inherit this: `grader lab1 --root R` reaches the global option
   grader::setup_list(app);
   grader::setup_grade(app);
   grader::setup_selftest(app);

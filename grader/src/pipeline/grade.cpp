@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <random>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -321,6 +322,7 @@ void Grading::grade_correctness(const CorrectnessItem& item, TestResult& test) {
   Verdict first_failure = Verdict::passed;
   std::string first_details;
   int graded = 0;
+  std::set<std::string> hung_variants;
 
   for (const auto& c : item.cases) {
     if (c.visibility != Visibility::visible && !options_.include_hidden) {
@@ -358,6 +360,13 @@ void Grading::grade_correctness(const CorrectnessItem& item, TestResult& test) {
     bool candidate_ready = false;
     for (const auto& variant : item.variants) {
       CaseResult result{c.name, variant, Verdict::passed, "", c.visibility};
+      // One hang costs the whole item already; waiting out every later case would only slow the report.
+      if (hung_variants.count(variant)) {
+        result.verdict = Verdict::not_run;
+        result.details = "skipped: an earlier case of this version ran into the time limit";
+        test.cases.push_back(std::move(result));
+        continue;
+      }
       ++graded;
       // The expected outputs: the dataset's, or the judge's naive code on the same inputs.
       std::vector<Array> expected = expected_from_dataset;
@@ -405,6 +414,7 @@ void Grading::grade_correctness(const CorrectnessItem& item, TestResult& test) {
         first_failure = result.verdict;
         first_details = c.name + " [" + variant + "]: " + result.details;
       }
+      if (result.verdict == Verdict::time_limit) hung_variants.insert(variant);
       if (result.verdict != Verdict::passed && !variant_failures_.count(variant))
         variant_failures_[variant] = item.name + ": " + c.name;
       test.cases.push_back(std::move(result));

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <set>
 #include <sstream>
@@ -63,6 +64,37 @@ bool matches_any(const std::vector<std::string>& patterns, const std::string& na
   return std::any_of(patterns.begin(), patterns.end(), [&](const std::string& p) { return glob_match(p, name); });
 }
 
+// The function defined at `offset` in section `section` of `object` (readelf -s gives each symbol's
+// section index, readelf -S the index's name). "<section>+<offset>" when none is.
+std::string function_at(const fs::path& object, const std::string& section, unsigned long long offset) {
+  std::map<std::string, std::string> section_names;  // index -> name
+  ToolResult sections = run_tool({"readelf", "-S", "-W", object.string()}, object.parent_path(), 60);
+  std::istringstream section_lines(sections.output);
+  std::string line;
+  while (std::getline(section_lines, line)) {
+    // "  [ 5] .text.startup     PROGBITS ..."
+    auto open = line.find('[');
+    auto close = line.find(']');
+    if (open == std::string::npos || close == std::string::npos || close < open) continue;
+    std::string index = line.substr(open + 1, close - open - 1);
+    index.erase(0, index.find_first_not_of(' '));
+    std::istringstream rest(line.substr(close + 1));
+    std::string section_name;
+    if (rest >> section_name) section_names[index] = section_name;
+  }
+  ToolResult table = run_tool({"readelf", "-s", "-W", object.string()}, object.parent_path(), 60);
+  std::istringstream symbol_lines(table.output);
+  while (std::getline(symbol_lines, line)) {
+    // "   12: 0000000000000362    90 FUNC    LOCAL  DEFAULT    5 _ZL24__sti____cudaRegisterAllv"
+    std::istringstream fields(line);
+    std::string number, value, size, type, bind, visibility, index, name;
+    if (!(fields >> number >> value >> size >> type >> bind >> visibility >> index >> name)) continue;
+    if (type != "FUNC" || number.back() != ':') continue;
+    if (section_names[index] == section && std::strtoull(value.c_str(), nullptr, 16) == offset) return name;
+  }
+  return section + "+" + std::to_string(offset);
+}
+
 // The functions a CUDA object's .init_array calls. nvcc registers each object's kernels from a static
 // constructor of its own (__sti____cudaRegisterAll); anything else there is the student's.
 std::vector<std::string> init_array_targets(const fs::path& object) {
@@ -85,14 +117,7 @@ std::vector<std::string> init_array_targets(const fs::path& object) {
     if (!(fields >> offset >> info >> type >> value >> name)) continue;
     if (offset.find_first_not_of("0123456789abcdef") != std::string::npos) continue;  // the column headings
     fields >> plus >> addend;
-    if (name.rfind(".", 0) == 0 && !addend.empty()) {
-      const unsigned long long target = std::stoull(addend, nullptr, 16);
-      std::string resolved = name + "+" + addend;
-      for (const auto& symbol : read_symbols(object)) {
-        if ((symbol.type == 't' || symbol.type == 'T') && symbol.value == target) resolved = symbol.name;
-      }
-      name = resolved;
-    }
+    if (name.rfind(".", 0) == 0 && !addend.empty()) name = function_at(object, name, std::stoull(addend, nullptr, 16));
     targets.push_back(name);
   }
   return targets;
@@ -155,6 +180,9 @@ const std::vector<std::string>& default_forbidden_calls() {
       "kill", "tkill", "tgkill", "sigaction", "signal", "setitimer", "alarm", "timer_create", "prctl",
       // threads and OpenMP, unless the lab teaches them ([policy] allow)
       "pthread_create", "GOMP_*", "omp_*", "__kmpc_*", "thrd_create",
+      // C++ threads start inside libstdc++, so a student object only names these: std::thread, std::jthread,
+      // std::async
+      "_ZNSt6thread*", "_ZNSt7jthread*", "*__future_base*",
   };
   return calls;
 }
@@ -192,22 +220,27 @@ PolicyResult apply_link_policy(const LabSpec& spec, const std::vector<fs::path>&
   };
 
   for (const auto& object : student_objects) {
-    std::vector<std::string> keep_global;
+    std::vector<std::string> localized_here;
     for (const auto& symbol : read_symbols(object)) {
       const std::string name = base_name(symbol.name);
       if (symbol.type == 'U') {
         // A call the lab forbids; lab allows override the grader's defaults but never the lab's own forbid.
-        if (matches_any(forbidden_calls, name)) {
-          bool allowed = matches_any(spec.policy.allow, name) && !matches_any(spec.policy.forbid, name);
+        if (matches_any(forbidden_calls, name) || matches_any(spec.policy.forbid, demangle(name))) {
+          bool allowed = matches_any(spec.policy.allow, name) && !matches_any(spec.policy.forbid, name) &&
+                         !matches_any(spec.policy.forbid, demangle(name));
           if (!allowed) refuse(symbol, "calls " + name + ", which this lab does not allow", object);
         }
         continue;
       }
-      if (!is_strong_global(symbol.type) && !is_weak(symbol.type)) continue;
-      if (api.count(symbol.name)) {
-        keep_global.push_back(symbol.name);
+      // What the lab forbids is forbidden defined as much as called: CUB or Thrust kernels, say, are
+      // instantiated inside the student's own object rather than called from a library.
+      if (symbol.type != 'U' && !spec.policy.forbid.empty() &&
+          (matches_any(spec.policy.forbid, name) || matches_any(spec.policy.forbid, demangle(name)))) {
+        refuse(symbol, "uses " + demangle(name) + ", which this lab forbids", object);
         continue;
       }
+      if (!is_strong_global(symbol.type) && !is_weak(symbol.type)) continue;
+      if (api.count(symbol.name)) continue;
       // nvcc emits registration and stub symbols of its own for every CUDA object.
       const bool cuda_generated = cuda && (name.rfind("__cuda", 0) == 0 || name.rfind("__nv", 0) == 0 ||
                                            name.rfind("__fatbinwrap", 0) == 0 || name.find("__device_stub__") != std::string::npos);
@@ -224,10 +257,8 @@ PolicyResult apply_link_policy(const LabSpec& spec, const std::vector<fs::path>&
         refuse(symbol, "defines " + name + " as a weak global: only the lab's API may be defined globally", object);
         continue;
       }
-      if (is_weak(symbol.type) || cuda_generated) {
-        keep_global.push_back(symbol.name);
-        continue;
-      }
+      if (is_weak(symbol.type) || cuda_generated) continue;
+      localized_here.push_back(symbol.name);
       result.localized.push_back(symbol.name);
     }
     for (const auto& section : startup_sections(object)) {
@@ -241,12 +272,13 @@ PolicyResult apply_link_policy(const LabSpec& spec, const std::vector<fs::path>&
              "__attribute__((constructor))); make such objects local to a function",
              object);
     }
-    if (!result.localized.empty()) {
-      const fs::path keep_file = object.string() + ".keep";
-      std::ofstream keep(keep_file);
-      for (const auto& name : keep_global) keep << name << "\n";
-      keep.close();
-      ToolResult rewritten = run_tool({"objcopy", "--keep-global-symbols=" + keep_file.string(), object.string()},
+    // Rewrite this object only if it has something to hide, naming exactly its own symbols.
+    if (!localized_here.empty()) {
+      const fs::path list_file = object.string() + ".localize";
+      std::ofstream list(list_file);
+      for (const auto& name : localized_here) list << name << "\n";
+      list.close();
+      ToolResult rewritten = run_tool({"objcopy", "--localize-symbols=" + list_file.string(), object.string()},
                                       object.parent_path(), 60);
       if (!rewritten.ok()) throw std::runtime_error("objcopy could not localize symbols: " + rewritten.output);
     }

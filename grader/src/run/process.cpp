@@ -311,18 +311,22 @@ bool drain_stream(int& fd, std::string& into, std::size_t cap, bool& truncated) 
 double seconds(const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) * 1e-6; }
 
 // How a reaped child ended. `cause` is the limit we killed it for, or running when we did not.
-Ending describe_ending(int status, const rusage& usage, Ending::Kind cause, const ProcessLimits& limits) {
+// `wrapped`: the child is a wrapper (bubblewrap) that exits with 128 + N when the program it runs dies of
+// signal N; that is read as the signal, so a segfault in the sandbox is still a crash and SIGXCPU a time limit.
+Ending describe_ending(int status, const rusage& usage, Ending::Kind cause, const ProcessLimits& limits, bool wrapped) {
   Ending ending;
   ending.cpu_seconds = seconds(usage.ru_utime) + seconds(usage.ru_stime);
   ending.max_rss_bytes = static_cast<std::size_t>(usage.ru_maxrss) * 1024;  // Linux reports kilobytes
   if (WIFEXITED(status)) ending.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) {
     ending.signal = WTERMSIG(status);
-    ending.signal_name = signal_name(ending.signal);
+  } else if (wrapped && WIFEXITED(status) && ending.exit_code > 128 && ending.exit_code <= 128 + 64) {
+    ending.signal = ending.exit_code - 128;
   }
+  if (ending.signal != 0) ending.signal_name = signal_name(ending.signal);
   if (cause != Ending::Kind::running) {
     ending.kind = cause;
-  } else if (WIFEXITED(status)) {
+  } else if (ending.signal == 0) {
     ending.kind = Ending::Kind::exited;
   } else if (ending.signal == SIGXCPU || (ending.signal == SIGKILL && ending.cpu_seconds >= limits.cpu_seconds)) {
     ending.kind = Ending::Kind::cpu_timeout;  // SIGKILL: the hard CPU limit, for a child that caught SIGXCPU
@@ -399,6 +403,7 @@ ChildProcess ChildProcess::launch(const LaunchOptions& options) {
   child.pid_ = pid;
   child.started_ = started;
   child.limits_ = options.limits;
+  child.wrapped_ = !options.wrapper.empty();
   child.wall_deadline_ = after(std::chrono::duration<double>(options.limits.wall_seconds), started);
   child.next_rss_check_ = started;
   child.command_fd_ = commands.write_end.release();
@@ -431,6 +436,7 @@ ChildProcess& ChildProcess::operator=(ChildProcess&& other) noexcept {
   stderr_ = std::move(other.stderr_);
   reply_buffer_ = std::move(other.reply_buffer_);
   output_truncated_ = other.output_truncated_;
+  wrapped_ = other.wrapped_;
   reaped_ = other.reaped_;
   ending_ = std::move(other.ending_);
   return *this;
@@ -617,7 +623,7 @@ void ChildProcess::end(Ending::Kind cause) {
   close_fd(pidfd_);
   // The writers are dead now: this takes what they wrote last, and output past the cap counts even then.
   if (!drain_output() && cause == Ending::Kind::running) cause = Ending::Kind::output_limit;
-  ending_ = describe_ending(status, usage, cause, limits_);
+  ending_ = describe_ending(status, usage, cause, limits_, wrapped_);
   ending_.wall_seconds = elapsed_seconds();
 }
 

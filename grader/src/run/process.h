@@ -135,6 +135,7 @@ class ChildProcess {
   std::string reply_buffer_;  // bytes read from fd 4 but not yet handed out
   bool output_truncated_ = false;
   bool reaped_ = false;  // the child has been reaped and ending_ is final
+  bool wrapped_ = false;  // argv ran behind a wrapper (bubblewrap), which reports signals as exit codes
   Ending ending_;
 };
 

@@ -1,5 +1,6 @@
 #include "run/worker.h"
 
+#include <csignal>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -24,6 +25,9 @@ WorkerFailure describe_ending(const Ending& ending, const ProcessLimits& limits)
       return {Verdict::no_completion, "exited with code " + std::to_string(ending.exit_code) +
                                           " before reporting its results (exit() called inside the code?)"};
     case Ending::Kind::signaled:
+      if (ending.signal == SIGXFSZ)
+        return {Verdict::output_limit, "wrote past the file-size limit of " + std::to_string(limits.file_bytes >> 20) +
+                                           " MiB (filling the disk?)"};
       return {Verdict::crash, "killed by " + ending.signal_name};
     case Ending::Kind::wall_timeout:
       return {Verdict::time_limit, "ran past the wall-clock limit of " + format_seconds(limits.wall_seconds)};
@@ -52,6 +56,13 @@ bool Worker::fail_from_ending() {
   alive_ = false;
   const Ending& ending = process_.finish();
   failure_ = describe_ending(ending, limits_);
+  // The last words on stderr usually say why (a CUDA error, an assertion, an uncaught exception).
+  if (failure_.verdict == Verdict::crash || failure_.verdict == Verdict::no_completion) {
+    std::string tail = process_.stderr_text();
+    if (tail.size() > 400) tail = "..." + tail.substr(tail.size() - 400);
+    while (!tail.empty() && (tail.back() == '\n' || tail.back() == ' ')) tail.pop_back();
+    if (!tail.empty()) failure_.details += "; stderr: " + tail;
+  }
   return false;
 }
 
@@ -115,12 +126,19 @@ bool Worker::receive(const std::string& expected, double timeout, std::string& r
       // A worker's array header is not trusted: the shape must be sane and agree with the byte count, and
       // the size must be one the lab's memory limit allows, before anything is allocated for it.
       const std::string problem = layout_problem(array.name, array.dtype, array.shape, bytes);
-      if (!problem.empty() || bytes > (std::uint64_t{1} << 40)) {
+      const std::uint64_t most = limits_.memory_bytes > 0 ? limits_.memory_bytes : (std::uint64_t{1} << 40);
+      if (!problem.empty() || bytes > most) {
         alive_ = false;
         process_.kill();
         return fail(Verdict::suspect, "a reply announced an impossible array: " + (problem.empty() ? "too large" : problem));
       }
-      array.bytes.resize(bytes);
+      try {
+        array.bytes.resize(bytes);
+      } catch (const std::bad_alloc&) {
+        alive_ = false;
+        process_.kill();
+        return fail(Verdict::suspect, "a reply announced an array the grader cannot hold (" + std::to_string(bytes >> 20) + " MiB)");
+      }
       switch (process_.read_exact(array.bytes.data(), bytes, std::chrono::duration<double>(timeout))) {
         case ReadStatus::ok:
           break;

@@ -1,0 +1,514 @@
+#!/usr/bin/env python3
+"""e2e.py: end-to-end checks of the built grader, one check per CTest test (tests/e2e/CMakeLists.txt).
+
+    python3 e2e.py --grader build/bin/grader --root . submission wrong_answer
+    python3 e2e.py --grader build/bin/grader --root . cli-list
+
+`submission NAME` grades tests/submissions/lab1/NAME and compares the report with what that submission's
+comment promises (the EXPECTED table below); every other check drives one CLI command. A check prints what
+it ran and, on failure, why, then exits 1. Python's standard library only: no pip packages.
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+# What a check returns when it cannot run here; CTest shows it as skipped (SKIP_RETURN_CODE).
+SKIPPED = 77
+
+# The grader's exit codes (grader/src/cli/exit_codes.h).
+ALL_PASSED, GRADED_FAILURES, USAGE, ENVIRONMENT, INTERNAL, NOT_RUN = 0, 1, 2, 3, 4, 5
+
+LAB1_ITEMS = ["row pointers", "contiguous layout", "unrolled"]
+LAB1_PERFORMANCE = ["unrolled speedup over row pointers, 10000 x 10000", "unrolled bandwidth, 10000 x 10000"]
+LAB1_POINTS = {"row pointers": 10, "contiguous layout": 10, "unrolled": 20}
+LAB1_MAX = 80
+
+
+class CheckFailed(Exception):
+    pass
+
+
+class Skip(Exception):
+    pass
+
+
+def check(condition, message):
+    if not condition:
+        raise CheckFailed(message)
+
+
+# --- what each broken submission must get ------------------------------------------------------------
+#
+# status: the report's top-level status; whole: every test carries that same verdict (the submission never
+# ran); items: correctness item -> (verdict, regex its details or one of its failing cases' details must
+# match); items not named must pass. score: the total.
+
+
+def whole(status, details, build_log=None):
+    return {"status": status, "whole": True, "details": details, "build_log": build_log, "score": 0}
+
+
+def one_item(item, verdict, details, case_details=None):
+    return {
+        "status": "passed",
+        "whole": False,
+        "items": {item: (verdict, details, case_details)},
+        "score": sum(p for name, p in LAB1_POINTS.items() if name != item),
+    }
+
+
+EXPECTED = {
+    "does_not_compile": whole("build_error", r"does not compile", build_log=r"undeclared_sum"),
+    "segfaults": one_item("unrolled", "crash", r"SIGSEGV", case_details=r"killed by SIGSEGV"),
+    "loops_forever": one_item("contiguous layout", "time_limit", r"no answer within|time limit|wall-clock",
+                              case_details=r"."),
+    "wrong_answer": one_item("unrolled", "wrong_answer", r"worst at \[\d+\]: expected \S+, got \S+"),
+    "prints_junk": one_item("unrolled", "output_limit", r"KiB"),
+    "calls_exit": one_item("unrolled", "no_completion", r"exited with code 0"),
+    "missing_file": whole("missing_file", r"matvec\.cpp is missing"),
+    "throws": one_item("unrolled", "crash", r"matvec_unrolled is not implemented yet"),
+    "static_constructor": whole("policy_refused", r"\.init_array"),
+    "forbidden_call": whole("policy_refused", r"\bfork\b"),
+    "defines_timer": whole("policy_refused", r"clock_gettime"),
+    "writes_partial": one_item("unrolled", "wrong_answer", r"NaN|never written"),
+    "allocates_too_much": one_item("unrolled", "memory_limit", r"memory|bad_alloc"),
+    "wrong_signature": whole("build_error", r"does not link", build_log=r"undefined reference"),
+    # The threat corpus (docs/threat-model.md): each attempt gets its verdict and nothing for what it faked.
+    "background_thread": whole("policy_refused", r"std::thread"),
+    "opens_socket": whole("policy_refused", r"\bsocket\b"),
+    "forges_stdout": one_item("unrolled", "wrong_answer", r"NaN|never written"),
+    "reads_reference": one_item("unrolled", "wrong_answer", r"expected \S+, got 0"),
+    "fills_disk": one_item("unrolled", "output_limit", r"file-size limit"),
+}
+
+# Submissions whose defence is the sandbox: without one on this machine the check is skipped, and says so.
+NEEDS_SANDBOX = {"reads_reference"}
+
+# Extra wall-clock bounds: an endless loop must cost one case's timeout, not the test's.
+MAX_SECONDS = {"loops_forever": 15}  # one hang, not one per case
+
+
+# --- running the grader ------------------------------------------------------------------------------
+
+
+class Run:
+    def __init__(self, argv, completed, seconds):
+        self.argv = argv
+        self.code = completed.returncode
+        self.stdout = completed.stdout
+        self.stderr = completed.stderr
+        self.seconds = seconds
+
+    def describe(self):
+        return "$ %s\n(exit %s after %.1f s)\n--- stderr ---\n%s" % (
+            " ".join(self.argv), self.code, self.seconds, self.stderr[-4000:])
+
+    def json(self):
+        try:
+            return json.loads(self.stdout)
+        except ValueError as error:
+            raise CheckFailed("the output is not JSON (%s):\n%s" % (error, self.stdout[:2000]))
+
+
+class Grader:
+    def __init__(self, binary, root):
+        self.binary = binary
+        self.root = root
+
+    def run(self, *args, root=None, via="option", timeout=600):
+        """Runs the grader on `root` (default: --root's), named by the --root option before the arguments, or,
+        via="env", by $GRADER_ROOT (for the short form `grader lab1`, which a leading --root breaks)."""
+        root = root or self.root
+        env = dict(os.environ)
+        env.pop("GRADER_ROOT", None)
+        env["NO_COLOR"] = "1"
+        if via == "env":
+            argv = [self.binary] + [str(a) for a in args]
+            env["GRADER_ROOT"] = root
+        else:
+            argv = [self.binary, "--root", root] + [str(a) for a in args]
+        start = time.monotonic()
+        completed = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, env=env)
+        run = Run(argv, completed, time.monotonic() - start)
+        print(run.describe())
+        # Whatever the command, the grader itself must never crash or fail inside.
+        check(run.code >= 0, "the grader was killed by %s" % signal_name(-run.code))
+        check(run.code != INTERNAL, "the grader reported an internal error (exit 4)")
+        return run
+
+
+def signal_name(number):
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return "signal %d" % number
+
+
+def tests_by_name(report):
+    return {t["name"]: t for t in report["tests"]}
+
+
+def check_report_shape(report):
+    """The documented grader-report/1 fields, present and of the right kind."""
+    check(report.get("schema") == "grader-report/1", "schema is %r" % report.get("schema"))
+    for key in ("status", "score", "max_score", "tests", "seed", "build_log", "lab"):
+        check(key in report, "the report has no '%s'" % key)
+    check(report["lab"] == "lab1", "lab is %r" % report["lab"])
+    check(report["max_score"] == LAB1_MAX, "max_score %r, expected %d" % (report["max_score"], LAB1_MAX))
+    names = [t["name"] for t in report["tests"]]
+    check(names == LAB1_ITEMS + LAB1_PERFORMANCE, "tests %r, expected lab1's items in order" % names)
+    for test in report["tests"]:
+        for key in ("name", "kind", "status", "score", "max_score", "details"):
+            check(key in test, "test %r has no '%s'" % (test.get("name"), key))
+        if test["kind"] == "correctness":
+            check(isinstance(test.get("cases"), list), "correctness test %r has no cases[]" % test["name"])
+        check(0 <= test["score"] <= test["max_score"], "test %r scores %r of %r" % (test["name"], test["score"], test["max_score"]))
+    total = sum(t["score"] for t in report["tests"])
+    check(abs(total - report["score"]) < 1e-9, "score %r is not the sum of the tests' scores %r" % (report["score"], total))
+
+
+# --- checks ------------------------------------------------------------------------------------------
+
+
+def check_submission(grader, args):
+    name = args.name
+    expected = EXPECTED[name]
+    submission = os.path.join(args.submissions, name)
+    check(os.path.isdir(submission), "no submission directory %s" % submission)
+    run = grader.run("grade", "lab1", "--submission", submission, "--format", "json", "--quick")
+    report = run.json()
+    print("seed %s: replay with --seed %s" % (report.get("seed"), report.get("seed")))
+    if name in NEEDS_SANDBOX and "bubblewrap sandbox" not in report.get("isolation", ""):
+        raise Skip("no sandbox on this machine (%s): the defence under test is absent" % report.get("isolation"))
+    check(run.code == GRADED_FAILURES, "exit code %d, expected %d (graded, with failures)" % (run.code, GRADED_FAILURES))
+    check_report_shape(report)
+    check(report["status"] == expected["status"], "status %r (%s), expected %r" % (
+        report["status"], report.get("status_details"), expected["status"]))
+    tests = tests_by_name(report)
+
+    if expected["whole"]:
+        check(re.search(expected["details"], report["status_details"]),
+              "status_details %r do not match %r" % (report["status_details"], expected["details"]))
+        if expected["build_log"]:
+            check(re.search(expected["build_log"], report["build_log"]),
+                  "build_log does not match %r:\n%s" % (expected["build_log"], report["build_log"]))
+            check(re.search(r"error", report["build_log"]), "build_log holds no compiler error:\n%s" % report["build_log"])
+        for test in report["tests"]:
+            check(test["status"] == expected["status"], "test %r is %r, expected %r" % (test["name"], test["status"], expected["status"]))
+    else:
+        for item in LAB1_ITEMS:
+            test = tests[item]
+            if item not in expected["items"]:
+                check(test["status"] == "passed", "item %r is %r (%s), expected passed: one bad function must cost "
+                      "only its own items" % (item, test["status"], test["details"]))
+                check(test["score"] == LAB1_POINTS[item], "item %r scores %r" % (item, test["score"]))
+                continue
+            verdict, details, case_details = expected["items"][item]
+            check(test["status"] == verdict, "item %r is %r (%s), expected %r" % (item, test["status"], test["details"], verdict))
+            check(test["score"] == 0, "item %r scores %r, expected 0" % (item, test["score"]))
+            failing = [c for c in test["cases"] if c["status"] != "passed"]
+            check(failing, "item %r failed but lists no failing case" % item)
+            # After a time limit the grader skips that version's later cases (not_run) rather than wait each out.
+            allowed = {verdict, "not_run"} if verdict == "time_limit" else {verdict}
+            check(failing[0]["status"] == verdict and all(c["status"] in allowed for c in failing),
+                  "item %r: failing cases %r, expected %r%s" % (item, [(c["name"], c["status"]) for c in failing], verdict,
+                                                                " then not_run" if verdict == "time_limit" else " for each"))
+            check(re.search(details, test["details"]) or any(re.search(details, c["details"]) for c in failing),
+                  "item %r: details %r do not match %r" % (item, test["details"], details))
+            if case_details:
+                for c in failing:
+                    check(re.search(case_details, c["details"]), "case %r: details %r do not match %r" % (c["name"], c["details"], case_details))
+        for item in LAB1_PERFORMANCE:
+            check(tests[item]["status"] == "not_run", "performance item %r is %r under --quick" % (item, tests[item]["status"]))
+    check(report["score"] == expected["score"], "score %r, expected %r" % (report["score"], expected["score"]))
+    limit = MAX_SECONDS.get(name)
+    if limit is not None:
+        check(run.seconds < limit, "grading took %.1f s, more than %d s" % (run.seconds, limit))
+
+
+def check_caches_results(grader, args):
+    """A submission that returns cached results when called again on the same inputs: every answer right, so
+    correctness passes, but its timed calls 'read' memory faster than the machine can: SUSPECT, no points."""
+    submission = os.path.join(args.submissions, "caches_results")
+    run = grader.run("grade", "lab1", "--submission", submission, "--format", "json")
+    report = run.json()
+    print("seed %s" % report.get("seed"))
+    tests = tests_by_name(report)
+    for item in LAB1_ITEMS:
+        check(tests[item]["status"] == "passed", "item %r is %r: %s" % (item, tests[item]["status"], tests[item]["details"]))
+    for item in LAB1_PERFORMANCE:
+        test = tests[item]
+        check(test["status"] == "suspect", "performance item %r is %r (%s), expected suspect" % (
+            item, test["status"], test["details"]))
+        check(test["score"] == 0, "performance item %r scores %r, expected 0" % (item, test["score"]))
+    check(run.code == GRADED_FAILURES, "exit code %d, expected %d" % (run.code, GRADED_FAILURES))
+
+
+def check_slow_but_correct(grader, args):
+    """A full run, timing included: all correctness points and no performance points."""
+    submission = os.path.join(args.submissions, "slow_but_correct")
+    run = grader.run("grade", "lab1", "--submission", submission, "--format", "json")
+    report = run.json()
+    print("seed %s" % report.get("seed"))
+    check_report_shape(report)
+    check(report["status"] == "passed", "status %r: %s" % (report["status"], report.get("status_details")))
+    # Correct and slow is "every test passed" as far as the exit code goes: below_threshold is not a failure.
+    check(run.code == ALL_PASSED, "exit code %d, expected %d: a correct submission short of performance points "
+          "has no failures" % (run.code, ALL_PASSED))
+    tests = tests_by_name(report)
+    for item in LAB1_ITEMS:
+        check(tests[item]["status"] == "passed", "item %r is %r: %s" % (item, tests[item]["status"], tests[item]["details"]))
+        check(tests[item]["score"] == LAB1_POINTS[item], "item %r scores %r" % (item, tests[item]["score"]))
+    for item in LAB1_PERFORMANCE:
+        test = tests[item]
+        check(test["status"] == "below_threshold", "performance item %r is %r (%s), expected below_threshold" % (
+            item, test["status"], test["details"]))
+        check(test["score"] == 0, "performance item %r scores %r, expected 0" % (item, test["score"]))
+        m = test.get("measurement")
+        check(m is not None, "performance item %r has no measurement" % item)
+        check(m["candidate"]["median_s"] > 0 and m["baseline"]["median_s"] > 0, "item %r: empty timings %r" % (item, m))
+        check(m["speedup"] > 0, "item %r: speedup %r" % (item, m["speedup"]))
+    check(report["score"] == sum(LAB1_POINTS.values()), "score %r, expected %r" % (report["score"], sum(LAB1_POINTS.values())))
+
+
+def check_list(grader, args):
+    run = grader.run("list")
+    check(run.code == ALL_PASSED, "exit code %d" % run.code)
+    lines = [l for l in run.stdout.splitlines() if re.match(r"\s*lab1\s", l)]
+    check(len(lines) == 1, "no single lab1 line in:\n%s" % run.stdout)
+    check(re.search(r"\bmatvec\b", lines[0]) and re.search(r"\b80\b", lines[0]),
+          "the lab1 line does not say matvec and 80 points: %r" % lines[0])
+
+
+def check_list_memcheck(grader, args):
+    """`grader list` under valgrind: it walks every lab, the catalog included, without touching freed memory."""
+    valgrind = shutil.which("valgrind")
+    if not valgrind:
+        raise Skip("valgrind is not installed")
+    argv = [valgrind, "-q", "--error-exitcode=99", args.grader, "--root", args.root, "list"]
+    completed = subprocess.run(argv, capture_output=True, text=True, timeout=300)
+    print("$ %s\n(exit %d)\n%s" % (" ".join(argv), completed.returncode, completed.stderr[-6000:]))
+    check(completed.returncode != 99, "valgrind found memory errors (first one above)")
+    check(completed.returncode == ALL_PASSED, "exit code %d" % completed.returncode)
+    check(re.search(r"^\s*lab1\s", completed.stdout, re.M), "lab1 is not listed")
+
+
+def check_unknown_lab(grader, args):
+    run = grader.run("lab9", "--quick", via="env")
+    check(run.code == USAGE, "exit code %d, expected %d" % (run.code, USAGE))
+    check("lab9" in run.stderr, "the message does not repeat the unknown name")
+    check(re.search(r"lab1 \(matvec\)", run.stderr), "the message does not name the labs that exist")
+    check(run.stderr.count("lab9") <= 2 and run.stderr.strip().count("\n") == 0,
+          "the message is printed more than once:\n%s" % run.stderr)
+
+
+def check_alias(grader, args):
+    """`grader matvec`, `grader grade lab1` and `grader lab1-matvec` all grade lab1 (the skeleton)."""
+    words = {"matvec": ["matvec"], "grade-lab1": ["grade", "lab1"], "lab1-matvec": ["lab1-matvec"]}[args.name]
+    run = grader.run(*words, "--quick", "--format", "json", via="env")
+    report = run.json()
+    check_report_shape(report)
+    check(run.code == ALL_PASSED, "exit code %d: the skeleton passes every correctness item" % run.code)
+    check(report["submission"].rstrip("/").endswith(os.path.join("skeletons", "lab1-matvec")),
+          "graded %r, expected the skeleton by default" % report["submission"])
+    check(report["score"] == sum(LAB1_POINTS.values()), "score %r" % report["score"])
+
+
+def check_gradescope(grader, args):
+    submission = os.path.join(args.submissions, "segfaults")
+    run = grader.run("grade", "lab1", "--submission", submission, "--format", "gradescope", "--quick")
+    check(run.code == GRADED_FAILURES, "exit code %d" % run.code)
+    results = run.json()
+    for key in ("score", "tests", "output"):
+        check(key in results, "results.json has no '%s'" % key)
+    check(results["score"] == 20, "score %r, expected 20" % results["score"])
+    names = [t.get("name") for t in results["tests"]]
+    check(names == LAB1_ITEMS + LAB1_PERFORMANCE, "tests %r" % names)
+    for test in results["tests"]:
+        for key in ("name", "score", "max_score", "status", "output", "visibility"):
+            check(key in test, "test %r has no '%s'" % (test.get("name"), key))
+        check(test["status"] in ("passed", "failed"), "Gradescope status %r" % test["status"])
+        check(test["visibility"] in ("visible", "hidden", "after_due_date", "after_published"),
+              "Gradescope visibility %r" % test["visibility"])
+    unrolled = tests_by_name(results)["unrolled"]
+    check(unrolled["status"] == "failed" and unrolled["score"] == 0, "unrolled: %r" % unrolled)
+    check("SIGSEGV" in unrolled["output"], "unrolled's output does not say SIGSEGV: %r" % unrolled["output"])
+    check(tests_by_name(results)["row pointers"]["status"] == "passed", "row pointers did not pass")
+
+
+def check_seed(grader, args):
+    """The same --seed twice: the same inputs, so the same results, down to the worst element's values."""
+    submission = os.path.join(args.submissions, "wrong_answer")
+    seed = 123456789
+    reports = []
+    for _ in range(2):
+        run = grader.run("grade", "lab1", "--submission", submission, "--format", "json", "--quick", "--seed", seed)
+        check(run.code == GRADED_FAILURES, "exit code %d" % run.code)
+        reports.append(run.json())
+    for report in reports:
+        check(report["seed"] == seed, "the report's seed is %r, expected %r" % (report["seed"], seed))
+
+    def correctness(report):
+        return [(t["name"], t["status"], t["score"], t["details"],
+                 [(c["name"], c["variant"], c["status"], c["details"]) for c in t.get("cases", [])])
+                for t in report["tests"] if t["kind"] == "correctness"]
+
+    first, second = correctness(reports[0]), correctness(reports[1])
+    check(first == second, "two runs with --seed %d differ:\n%r\n%r" % (seed, first, second))
+    # And the values depend on the seed at all: another seed gives other inputs, so another worst element.
+    run = grader.run("grade", "lab1", "--submission", submission, "--format", "json", "--quick", "--seed", seed + 1)
+    check(correctness(run.json()) != first, "--seed %d and --seed %d give identical details: is the seed used?" % (seed, seed + 1))
+
+
+# One edit of lab1's lab.toml each: (what to find, what to put instead, the message's expected pattern).
+BROKEN_TOML = {
+    # A value of the wrong type: toml++ parses it, the spec reader refuses it at the value's position.
+    "type": ('points = 10\n', 'points = "ten"\n', r"lab\.toml:(\d+):(\d+)"),
+    # Not TOML at all: toml++'s parse error, with its position.
+    "syntax": ('[limits]\n', '[limits\n', r"lab\.toml:(\d+):(\d+)"),
+}
+
+
+def check_broken_toml(grader, args):
+    find, replace, pattern = BROKEN_TOML[args.name]
+    temp = tempfile.mkdtemp(prefix="e2e-broken-toml-")
+    try:
+        lab_dir = os.path.join(temp, "labs", "lab1-matvec")
+        shutil.copytree(os.path.join(args.root, "labs", "lab1-matvec"), lab_dir)
+        toml_path = os.path.join(lab_dir, "lab.toml")
+        with open(toml_path) as f:
+            text = f.read()
+        at = text.find(find)
+        check(at >= 0, "lab1's lab.toml no longer holds %r; update BROKEN_TOML" % find)
+        line = text.count("\n", 0, at) + 1
+        with open(toml_path, "w") as f:
+            f.write(text[:at] + replace + text[at + len(find):])
+        run = grader.run("grade", "lab1", "--quick", root=temp)
+        check(run.code == USAGE, "exit code %d, expected %d" % (run.code, USAGE))
+        match = re.search(pattern, run.stderr)
+        check(match, "the message has no lab.toml:line:column:\n%s" % run.stderr)
+        check(int(match.group(1)) == line, "the message names line %s, the broken line is %d" % (match.group(1), line))
+        check(int(match.group(2)) >= 1, "column %s" % match.group(2))
+    finally:
+        shutil.rmtree(temp, ignore_errors=True)
+
+
+def check_root_placement(grader, args):
+    """`grader --root R lab1` and `grader lab1 --root R`: the short form takes the global option too."""
+    submission = os.path.join(args.submissions, "missing_file")
+    rest = ["--submission", submission, "--format", "json", "--quick"]
+    if args.name == "before":
+        argv = ["--root", args.root, "lab1"] + rest
+    else:
+        argv = ["lab1", "--root", args.root] + rest
+    run = grader.run(*argv, via="env")  # $GRADER_ROOT names the same tree; the option must still parse
+    check(run.code == GRADED_FAILURES, "exit code %d, expected %d: the command line did not parse" % (run.code, GRADED_FAILURES))
+    check(run.json()["status"] == "missing_file", "status %r" % run.json()["status"])
+
+
+def check_help(grader, args):
+    run = grader.run("--help")
+    check(run.code == ALL_PASSED, "--help exits %d: help is not an error" % run.code)
+    check("Exit codes" in run.stdout, "--help does not list the exit codes:\n%s" % run.stdout)
+    for code in (ALL_PASSED, GRADED_FAILURES, USAGE, ENVIRONMENT, INTERNAL, NOT_RUN):
+        check(re.search(r"^\s*%d\s+\S" % code, run.stdout, re.M), "--help does not explain exit code %d" % code)
+    for command in ("list", "grade", "selftest", "calibrate", "datasets"):
+        check(command in run.stdout, "--help does not name the '%s' command" % command)
+
+
+def check_text(grader, args):
+    """The default format: a table for people, without escape codes when stdout is no terminal."""
+    submission = os.path.join(args.submissions, "wrong_answer")
+    run = grader.run("grade", "lab1", "--submission", submission, "--quick")
+    check(run.code == GRADED_FAILURES, "exit code %d" % run.code)
+    check("\033" not in run.stdout, "escape codes in output that is not a terminal")
+    check(re.search(r"total 20 / 80", run.stdout), "no 'total 20 / 80' in:\n%s" % run.stdout)
+    for name in LAB1_ITEMS + LAB1_PERFORMANCE:
+        check(name in run.stdout, "the text report does not name %r" % name)
+    check(re.search(r"worst at \[\d+\]", run.stdout), "the text report does not show the worst element")
+    check(re.search(r"--seed \d+", run.stdout), "the text report does not say how to replay the run")
+
+
+def check_output_file(grader, args):
+    """--output writes the report to a file and nothing to stdout."""
+    temp = tempfile.mkdtemp(prefix="e2e-output-")
+    try:
+        path = os.path.join(temp, "report.json")
+        run = grader.run("grade", "lab1", "--submission", os.path.join(args.submissions, "missing_file"), "--format", "json",
+                         "--output", path)
+        check(run.code == GRADED_FAILURES, "exit code %d" % run.code)
+        check(run.stdout == "", "stdout is not empty: %r" % run.stdout[:200])
+        with open(path) as f:
+            report = json.load(f)
+        check(report["status"] == "missing_file", "status %r" % report["status"])
+    finally:
+        shutil.rmtree(temp, ignore_errors=True)
+
+
+def check_bad_submission(grader, args):
+    """A submission directory that does not exist is a usage error, said once."""
+    run = grader.run("grade", "lab1", "--submission", os.path.join(args.submissions, "no_such_directory"), "--quick")
+    check(run.code == USAGE, "exit code %d, expected %d" % (run.code, USAGE))
+    check("no_such_directory" in run.stderr, "the message does not name the directory:\n%s" % run.stderr)
+    check(run.stdout == "", "a report was printed for a submission that does not exist")
+
+
+def check_datasets_verify(grader, args):
+    run = grader.run("datasets", "verify", "lab1")
+    check(run.code == ALL_PASSED, "exit code %d, expected 0" % run.code)
+
+
+CHECKS = {
+    "submission": check_submission,
+    "slow-but-correct": check_slow_but_correct,
+    "caches-results": check_caches_results,
+    "cli-list": check_list,
+    "cli-list-memcheck": check_list_memcheck,
+    "cli-unknown-lab": check_unknown_lab,
+    "cli-alias": check_alias,
+    "cli-gradescope": check_gradescope,
+    "cli-seed": check_seed,
+    "cli-broken-toml": check_broken_toml,
+    "cli-datasets-verify": check_datasets_verify,
+    "cli-help": check_help,
+    "cli-root-placement": check_root_placement,
+    "cli-text": check_text,
+    "cli-output-file": check_output_file,
+    "cli-bad-submission": check_bad_submission,
+}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--grader", required=True, help="the grader executable")
+    parser.add_argument("--root", required=True, help="the course repository")
+    parser.add_argument("--submissions", help="tests/submissions/lab1 (default: under --root)")
+    parser.add_argument("check", choices=sorted(CHECKS))
+    parser.add_argument("name", nargs="?", help="the submission, alias or variant the check takes")
+    args = parser.parse_args()
+    args.submissions = args.submissions or os.path.join(args.root, "tests", "submissions", "lab1")
+    grader = Grader(args.grader, args.root)
+    try:
+        CHECKS[args.check](grader, args)
+    except CheckFailed as failure:
+        print("FAILED: %s" % failure)
+        return 1
+    except Skip as reason:
+        print("skipped: %s" % reason)
+        return SKIPPED
+    except subprocess.TimeoutExpired as timeout:
+        print("FAILED: the grader did not finish within %s s" % timeout.timeout)
+        return 1
+    print("ok")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

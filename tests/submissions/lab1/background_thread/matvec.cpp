@@ -1,0 +1,25 @@
+// Threat: work hidden in a background thread that outlives the timed call.
+// matvec_unrolled starts a std::thread (pthread_create underneath) and detaches it.
+// Expected verdict: policy_refused naming pthread_create (lab1 does not teach threads).
+#include <thread>
+#include "matvec.h"
+
+void matvec_rowptr(const double* const* rows, const double* x, double* y, std::int64_t m, std::int64_t n) {
+  for (std::int64_t i = 0; i < m; ++i) {
+    double sum = 0.0;
+    for (std::int64_t j = 0; j < n; ++j) sum += rows[i][j] * x[j];
+    y[i] = sum;
+  }
+}
+
+void matvec_contiguous(const double* a, const double* x, double* y, std::int64_t m, std::int64_t n) {
+  for (std::int64_t i = 0; i < m; ++i) {
+    double sum = 0.0;
+    for (std::int64_t j = 0; j < n; ++j) sum += a[i * n + j] * x[j];
+    y[i] = sum;
+  }
+}
+
+void matvec_unrolled(const double* a, const double* x, double* y, std::int64_t m, std::int64_t n) {
+  std::thread([=] { matvec_contiguous(a, x, y, m, n); }).detach();
+}

@@ -1,0 +1,392 @@
+// test_policy.cpp: the link policy (grader/src/policy/policy.h): glob_match, and apply_link_policy on tiny
+// objects compiled at test time with the system compiler: an API object (the lab's baseline) defining
+// `void api_fn()`, and student objects that each do one allowed or refused thing.
+#include <doctest/doctest.h>
+#include <stdlib.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "core/tool.h"
+#include "policy/policy.h"
+
+namespace fs = std::filesystem;
+using namespace grader;
+
+namespace {
+
+// A temporary folder of objects compiled from one-file sources, removed at scope exit.
+class Objects {
+ public:
+  Objects() {
+    std::string pattern = (fs::temp_directory_path() / "test_policy-XXXXXX").string();
+    REQUIRE(mkdtemp(pattern.data()) != nullptr);
+    dir_ = pattern;
+  }
+  ~Objects() {
+    std::error_code ignored;
+    fs::remove_all(dir_, ignored);
+  }
+  Objects(const Objects&) = delete;
+  Objects& operator=(const Objects&) = delete;
+
+  // Compiles `source` as name.cpp into name.o, as a lab's student file would be (-O2, position independent).
+  fs::path compile(const std::string& name, const std::string& source) {
+    const fs::path cpp = dir_ / (name + ".cpp");
+    const fs::path object = dir_ / (name + ".o");
+    std::ofstream(cpp) << source;
+    const ToolResult result = run_tool({"g++", "-std=c++20", "-O2", "-c", cpp.string(), "-o", object.string()}, dir_, 120);
+    INFO(result.output);
+    REQUIRE_MESSAGE(result.ok(), "g++ could not compile the test's " << name << ".cpp");
+    return object;
+  }
+
+  // The object's symbols as `nm -P` lists them: "name type".
+  std::string nm(const fs::path& object) const {
+    const ToolResult result = run_tool({"nm", "-P", object.string()}, dir_, 60);
+    REQUIRE(result.ok());
+    return result.output;
+  }
+
+  // nm's type letter for `symbol`, or '?' when the object does not list it.
+  char symbol_type(const fs::path& object, const std::string& symbol) const {
+    const std::string listing = "\n" + nm(object);
+    const auto at = listing.find("\n" + symbol + " ");
+    return at == std::string::npos ? '?' : listing[at + symbol.size() + 2];
+  }
+
+ private:
+  fs::path dir_;
+};
+
+const char* kApiSource = "void api_fn() {}\n";
+
+LabSpec cpu_lab() {
+  LabSpec spec;
+  spec.id = "lab9";
+  spec.slug = "policy";
+  spec.build.language = "c++";
+  return spec;
+}
+
+bool has_finding(const PolicyResult& result, const std::string& symbol) {
+  return std::any_of(result.findings.begin(), result.findings.end(),
+                     [&](const PolicyFinding& f) { return f.symbol == symbol; });
+}
+
+// Every finding's symbol, for failure messages.
+std::string finding_symbols(const PolicyResult& result) {
+  std::string text;
+  for (const auto& f : result.findings) text += f.symbol + " (" + f.rule + "); ";
+  return text;
+}
+
+}  // namespace
+
+TEST_CASE("glob_match") {
+  CHECK(glob_match("fork", "fork"));
+  CHECK_FALSE(glob_match("fork", "vfork"));
+  CHECK_FALSE(glob_match("fork", "forks"));
+  CHECK_FALSE(glob_match("fork", "for"));
+  CHECK(glob_match("cublas*", "cublasSgemm_v2"));
+  CHECK(glob_match("cublas*", "cublas"));
+  CHECK_FALSE(glob_match("cublas*", "mycublas"));
+  CHECK(glob_match("*", ""));
+  CHECK(glob_match("*", "anything"));
+  CHECK(glob_match("", ""));
+  CHECK_FALSE(glob_match("", "a"));
+  CHECK(glob_match("GOMP_*", "GOMP_parallel"));
+  CHECK_FALSE(glob_match("GOMP_*", "GOMP"));
+  CHECK(glob_match("omp_?et_*", "omp_get_wtime"));
+  CHECK(glob_match("omp_?et_*", "omp_set_num_threads"));
+  CHECK_FALSE(glob_match("omp_?et_*", "omp_in_parallel"));
+  CHECK(glob_match("*sgemm*", "cublasSgemm_v2") == false);  // case matters
+  CHECK(glob_match("*gemm*", "cublasSgemm_v2"));
+  CHECK(glob_match("a*b*c", "aXXbYYc"));
+  CHECK(glob_match("a*b*c", "abc"));
+  CHECK_FALSE(glob_match("a*b*c", "acb"));
+  CHECK(glob_match("a*c", "abcbc"));  // backtracking past a first false match
+  CHECK(glob_match("**x", "x"));
+  CHECK(glob_match("?", "x"));
+  CHECK_FALSE(glob_match("?", ""));
+  CHECK_FALSE(glob_match("?", "xy"));
+}
+
+TEST_CASE("the grader's default lists hold what the policy promises") {
+  const auto& calls = default_forbidden_calls();
+  for (const char* name : {"fork", "system", "dlopen", "socket", "execve", "popen", "pthread_create"}) {
+    CAPTURE(name);
+    CHECK(std::any_of(calls.begin(), calls.end(), [&](const std::string& p) { return glob_match(p, name); }));
+  }
+  const auto& definitions = forbidden_definitions();
+  for (const char* name : {"main", "clock_gettime", "malloc", "omp_get_wtime", "cudaEventElapsedTime"}) {
+    CAPTURE(name);
+    CHECK(std::any_of(definitions.begin(), definitions.end(), [&](const std::string& p) { return glob_match(p, name); }));
+  }
+}
+
+TEST_CASE("the API stays global, a helper is made local") {
+  Objects objects;
+  const fs::path api = objects.compile("api", kApiSource);
+  const fs::path student = objects.compile("student",
+                                           "int helper() { return 41; }\n"
+                                           "void api_fn() { volatile int x = helper(); (void)x; }\n");
+  REQUIRE(objects.symbol_type(student, "_Z6helperv") == 'T');
+  const PolicyResult result = apply_link_policy(cpu_lab(), {api}, {student});
+  INFO(finding_symbols(result));
+  CHECK(result.verdict == Verdict::passed);
+  CHECK(result.findings.empty());
+  CHECK(result.details.empty());
+  CHECK(result.localized == std::vector<std::string>{"_Z6helperv"});
+  // The object was rewritten in place: helper is local now, api_fn still global.
+  CHECK(objects.symbol_type(student, "_Z6helperv") == 't');
+  CHECK(objects.symbol_type(student, "_Z6api_fnv") == 'T');
+}
+
+TEST_CASE("a global variable of the student's is made local too") {
+  Objects objects;
+  const fs::path api = objects.compile("api", kApiSource);
+  const fs::path student = objects.compile("student", "int counter = 3;\nvoid api_fn() { ++counter; }\n");
+  const PolicyResult result = apply_link_policy(cpu_lab(), {api}, {student});
+  CHECK(result.verdict == Verdict::passed);
+  CHECK(std::find(result.localized.begin(), result.localized.end(), "counter") != result.localized.end());
+  CHECK(objects.symbol_type(student, "counter") == 'd');
+}
+
+TEST_CASE("inline functions (weak) stay shared and pass") {
+  Objects objects;
+  const fs::path api = objects.compile("api", kApiSource);
+  const fs::path student = objects.compile("student",
+                                           "#include <vector>\n"
+                                           "void api_fn() { std::vector<int> v(3); v.push_back(1); volatile auto n = v.size(); (void)n; }\n");
+  const PolicyResult result = apply_link_policy(cpu_lab(), {api}, {student});
+  INFO(finding_symbols(result));
+  CHECK(result.verdict == Verdict::passed);
+}
+
+TEST_CASE("calling fork is refused, naming fork") {
+  Objects objects;
+  const fs::path api = objects.compile("api", kApiSource);
+  const fs::path student = objects.compile("student", "#include <unistd.h>\nvoid api_fn() { (void)fork(); }\n");
+  const PolicyResult result = apply_link_policy(cpu_lab(), {api}, {student});
+  CHECK(result.verdict == Verdict::policy_refused);
+  CHECK(has_finding(result, "fork"));
+  CHECK(result.details.find("fork") != std::string::npos);
+  CHECK(result.details.find("student.o") != std::string::npos);
+}
+
+TEST_CASE("calling system is refused") {
+  Objects objects;
+  const fs::path api = objects.compile("api", kApiSource);
+  const fs::path student = objects.compile("student", "#include <cstdlib>\nvoid api_fn() { (void)std::system(\"true\"); }\n");
+  const PolicyResult result = apply_link_policy(cpu_lab(), {api}, {student});
+  CHECK(result.verdict == Verdict::policy_refused);
+  CHECK(has_finding(result, "system"));
+}
+
+TEST_CASE("a lab's allow takes a call out of the grader's defaults") {
+  Objects objects;
+  const fs::path api = objects.compile("api", kApiSource);
+  const fs::path student = objects.compile("student", "#include <unistd.h>\nvoid api_fn() { (void)fork(); }\n");
+  LabSpec spec = cpu_lab();
+  spec.policy.allow = {"fork"};
+  PolicyResult result = apply_link_policy(spec, {api}, {student});
+  INFO(finding_symbols(result));
+  CHECK(result.verdict == Verdict::passed);
+
+  SUBCASE("but not out of the lab's own forbid") {
+    spec.policy.forbid = {"fork"};
+    result = apply_link_policy(spec, {api}, {student});
+    CHECK(result.verdict == Verdict::policy_refused);
+    CHECK(has_finding(result, "fork"));
+  }
+}
+
+TEST_CASE("allowing one call leaves the other defaults in force") {
+  Objects objects;
+  const fs::path api = objects.compile("api", kApiSource);
+  const fs::path student = objects.compile("student",
+                                           "#include <cstdlib>\n#include <unistd.h>\n"
+                                           "void api_fn() { (void)fork(); (void)std::system(\"true\"); }\n");
+  LabSpec spec = cpu_lab();
+  spec.policy.allow = {"fork"};
+  const PolicyResult result = apply_link_policy(spec, {api}, {student});
+  CHECK(result.verdict == Verdict::policy_refused);
+  CHECK(has_finding(result, "system"));
+  CHECK_FALSE(has_finding(result, "fork"));
+}
+
+TEST_CASE("a lab's forbid adds refusals: a glob over a family") {
+  Objects objects;
+  const fs::path api = objects.compile("api", kApiSource);
+  const fs::path student = objects.compile("student", "#include <cmath>\n"
+                                                      "void api_fn() { volatile double d = 2; d = std::sqrt(d) + std::cbrt(d); }\n");
+  LabSpec spec = cpu_lab();
+  spec.policy.forbid = {"cbrt*"};
+  const PolicyResult result = apply_link_policy(spec, {api}, {student});
+  CHECK(result.verdict == Verdict::policy_refused);
+  CHECK(has_finding(result, "cbrt"));
+}
+
+TEST_CASE("defining clock_gettime is refused, even where a lab allows the name") {
+  Objects objects;
+  const fs::path api = objects.compile("api", kApiSource);
+  const fs::path student = objects.compile("student",
+                                           "struct timespec;\n"
+                                           "extern \"C\" int clock_gettime(int, struct timespec*) { return 0; }\n"
+                                           "void api_fn() {}\n");
+  PolicyResult result = apply_link_policy(cpu_lab(), {api}, {student});
+  CHECK(result.verdict == Verdict::policy_refused);
+  CHECK(has_finding(result, "clock_gettime"));
+  CHECK(result.details.find("clock_gettime") != std::string::npos);
+
+  // allow only takes calls out of the grader's default refusals; what a student may define is not a lab's call.
+  LabSpec spec = cpu_lab();
+  spec.policy.allow = {"clock_gettime", "*"};
+  result = apply_link_policy(spec, {api}, {student});
+  CHECK(result.verdict == Verdict::policy_refused);
+  CHECK(has_finding(result, "clock_gettime"));
+}
+
+TEST_CASE("defining main or malloc is refused") {
+  Objects objects;
+  const fs::path api = objects.compile("api", kApiSource);
+  const fs::path with_main = objects.compile("with_main", "void api_fn() {}\nint main() { api_fn(); }\n");
+  CHECK(has_finding(apply_link_policy(cpu_lab(), {api}, {with_main}), "main"));
+  const fs::path with_malloc = objects.compile("with_malloc",
+                                               "#include <cstddef>\n"
+                                               "extern \"C\" void* malloc(std::size_t) noexcept { return nullptr; }\n"
+                                               "void api_fn() {}\n");
+  CHECK(has_finding(apply_link_policy(cpu_lab(), {api}, {with_malloc}), "malloc"));
+}
+
+TEST_CASE("a weak definition of a forbidden name is refused too") {
+  Objects objects;
+  const fs::path api = objects.compile("api", kApiSource);
+  const fs::path student = objects.compile("student",
+                                           "struct timeval;\n"
+                                           "extern \"C\" __attribute__((weak)) int gettimeofday(struct timeval*, void*) { return 0; }\n"
+                                           "void api_fn() {}\n");
+  const PolicyResult result = apply_link_policy(cpu_lab(), {api}, {student});
+  CHECK(result.verdict == Verdict::policy_refused);
+  CHECK(has_finding(result, "gettimeofday"));
+}
+
+TEST_CASE("an indirect function (ifunc) of a forbidden name is refused") {
+  // nm lists a GNU indirect function as 'i' whatever its binding; it is still a global definition the
+  // dynamic linker resolves every call to, libstdc++'s steady_clock::now() included: linked into a
+  // program, this object makes a one-second sleep measure 0 s. With its helpers static nothing else is
+  // localized, so objcopy never runs and the ifunc stays global.
+  Objects objects;
+  const fs::path api = objects.compile("api", kApiSource);
+  const fs::path student = objects.compile("student",
+                                           "struct timespec { long s; long ns; };\n"
+                                           "static int fake_clock(int, struct timespec* t) { t->s = 0; t->ns = 0; return 0; }\n"
+                                           "extern \"C\" { static void* resolve_clock() { return (void*)&fake_clock; } }\n"
+                                           "extern \"C\" int clock_gettime(int, struct timespec*) __attribute__((ifunc(\"resolve_clock\")));\n"
+                                           "void api_fn() {}\n");
+  REQUIRE(objects.symbol_type(student, "clock_gettime") == 'i');
+  const PolicyResult result = apply_link_policy(cpu_lab(), {api}, {student});
+  INFO(finding_symbols(result));
+  CHECK(result.verdict == Verdict::policy_refused);
+  CHECK(has_finding(result, "clock_gettime"));
+}
+
+TEST_CASE("other ways to start a process are refused: fexecve, _Fork") {
+  Objects objects;
+  const fs::path api = objects.compile("api", kApiSource);
+  const fs::path student = objects.compile("student",
+                                           "#include <unistd.h>\n"
+                                           "void api_fn() {\n"
+                                           "  char* none[] = {nullptr};\n"
+                                           "  if (_Fork() == 0) fexecve(3, none, none);\n"
+                                           "}\n");
+  const PolicyResult result = apply_link_policy(cpu_lab(), {api}, {student});
+  INFO(finding_symbols(result));
+  CHECK(result.verdict == Verdict::policy_refused);
+  CHECK(has_finding(result, "_Fork"));
+  CHECK(has_finding(result, "fexecve"));
+}
+
+TEST_CASE("a global object with a constructor is refused (.init_array)") {
+  Objects objects;
+  const fs::path api = objects.compile("api", kApiSource);
+  const fs::path student = objects.compile("student",
+                                           "#include <vector>\n"
+                                           "std::vector<double> scratch(1024);\n"
+                                           "void api_fn() { scratch[0] += 1; }\n");
+  const PolicyResult result = apply_link_policy(cpu_lab(), {api}, {student});
+  CHECK(result.verdict == Verdict::policy_refused);
+  CHECK(has_finding(result, ".init_array"));
+  CHECK(result.details.find(".init_array") != std::string::npos);
+}
+
+TEST_CASE("__attribute__((constructor)) is refused") {
+  Objects objects;
+  const fs::path api = objects.compile("api", kApiSource);
+  const fs::path student = objects.compile("student",
+                                           "static int ready;\n"
+                                           "__attribute__((constructor)) static void before_main() { ready = 1; }\n"
+                                           "void api_fn() { ready += 1; }\n");
+  const PolicyResult result = apply_link_policy(cpu_lab(), {api}, {student});
+  CHECK(result.verdict == Verdict::policy_refused);
+  CHECK(has_finding(result, ".init_array"));
+}
+
+TEST_CASE("a function-local static with a constructor is fine") {
+  Objects objects;
+  const fs::path api = objects.compile("api", kApiSource);
+  const fs::path student = objects.compile("student",
+                                           "#include <vector>\n"
+                                           "void api_fn() { static std::vector<double> scratch(1024); scratch[0] += 1; }\n");
+  const PolicyResult result = apply_link_policy(cpu_lab(), {api}, {student});
+  INFO(finding_symbols(result));
+  CHECK(result.verdict == Verdict::passed);
+}
+
+TEST_CASE("every student object is inspected and each finding names its file") {
+  Objects objects;
+  const fs::path api = objects.compile("api", "void api_fn() {}\nvoid api_other() {}\n");
+  const fs::path clean = objects.compile("clean", "void api_fn() {}\n");
+  const fs::path dirty = objects.compile("dirty", "#include <unistd.h>\nvoid api_other() { (void)fork(); }\n");
+  const PolicyResult result = apply_link_policy(cpu_lab(), {api}, {clean, dirty});
+  CHECK(result.verdict == Verdict::policy_refused);
+  REQUIRE(result.findings.size() == 1);
+  CHECK(result.findings[0].object == "dirty.o");
+  CHECK(result.findings[0].readable == "fork");
+}
+
+TEST_CASE("a student object that defines none of the API: everything made local, no grader failure") {
+  // A second student file of helpers, or a file whose functions have the wrong signature (other mangled
+  // names): nothing stays global. objcopy 2.40 fails without a word on an empty --keep-global-symbols
+  // file, which must not become an internal error; the link that follows reports the missing API.
+  Objects objects;
+  const fs::path api = objects.compile("api", kApiSource);
+  const fs::path student = objects.compile("student", "int helper() { return 41; }\nvoid api_fn(int n) { (void)n; }\n");
+  PolicyResult result;
+  CHECK_NOTHROW(result = apply_link_policy(cpu_lab(), {api}, {student}));
+  CHECK(result.verdict == Verdict::passed);
+  CHECK(result.localized.size() == 2);
+  CHECK(objects.symbol_type(student, "_Z6helperv") == 't');
+  CHECK(objects.symbol_type(student, "_Z6api_fni") == 't');
+}
+
+TEST_CASE("only the objects that need it are rewritten") {
+  // A helper localized in the first object must not send the second, which defines nothing global (all
+  // of it static), through objcopy with an empty keep list.
+  Objects objects;
+  const fs::path api = objects.compile("api", kApiSource);
+  const fs::path first = objects.compile("first", "int helper() { return 1; }\nvoid api_fn() { (void)helper(); }\n");
+  const fs::path second = objects.compile("second", "static int twice(int x) { return 2 * x; }\n"
+                                                    "static int (*volatile keep)(int) = twice;\n");
+  PolicyResult result;
+  CHECK_NOTHROW(result = apply_link_policy(cpu_lab(), {api}, {first, second}));
+  INFO(finding_symbols(result));
+  CHECK(result.verdict == Verdict::passed);
+  CHECK(result.localized == std::vector<std::string>{"_Z6helperv"});
+  CHECK(objects.symbol_type(first, "_Z6helperv") == 't');
+  CHECK(objects.symbol_type(first, "_Z6api_fnv") == 'T');
+}

@@ -1,0 +1,74 @@
+// test_verdict.cpp: the verdict table (grader/src/report/verdict.h): every verdict named once, and the
+// names read back.
+#include <doctest/doctest.h>
+
+#include <set>
+#include <string>
+
+#include "report/verdict.h"
+
+using grader::Verdict;
+
+namespace {
+
+// Every enumerator, in declaration order; a verdict added to the enum must be added here too (the count
+// check below fails otherwise only if the table misses it, so keep both in step).
+constexpr Verdict all_verdicts[] = {
+    Verdict::passed,       Verdict::wrong_answer,  Verdict::build_error,  Verdict::policy_refused, Verdict::missing_file,
+    Verdict::crash,        Verdict::time_limit,    Verdict::memory_limit, Verdict::output_limit,   Verdict::no_completion,
+    Verdict::suspect,      Verdict::below_threshold, Verdict::not_run,    Verdict::internal_error,
+};
+
+}  // namespace
+
+TEST_CASE("every verdict has its own row, name and label") {
+  std::set<std::string> names, labels;
+  for (Verdict v : all_verdicts) {
+    const auto& row = grader::info(v);
+    CAPTURE(row.name);
+    CHECK(row.verdict == v);  // not the fallback row of another verdict
+    CHECK(!row.name.empty());
+    CHECK(!row.label.empty());
+    CHECK(grader::to_string(v) == row.name);
+    CHECK(names.insert(std::string(row.name)).second);
+    CHECK(labels.insert(std::string(row.label)).second);
+  }
+  CHECK(names.size() == std::size(all_verdicts));
+}
+
+TEST_CASE("names are stable identifiers: lower case and underscores") {
+  for (Verdict v : all_verdicts) {
+    const std::string name(grader::to_string(v));
+    CAPTURE(name);
+    for (char c : name) CHECK(((c >= 'a' && c <= 'z') || c == '_'));
+  }
+}
+
+TEST_CASE("verdict_from_string reads every name back") {
+  for (Verdict v : all_verdicts) {
+    Verdict read = Verdict::internal_error == v ? Verdict::passed : Verdict::internal_error;
+    CAPTURE(grader::to_string(v));
+    REQUIRE(grader::verdict_from_string(grader::to_string(v), read));
+    CHECK(read == v);
+  }
+}
+
+TEST_CASE("verdict_from_string refuses what is not a name") {
+  Verdict read = Verdict::crash;
+  CHECK_FALSE(grader::verdict_from_string("", read));
+  CHECK_FALSE(grader::verdict_from_string("wrong answer", read));  // a label, not a name
+  CHECK_FALSE(grader::verdict_from_string("PASSED", read));
+  CHECK_FALSE(grader::verdict_from_string("passed ", read));
+  CHECK(read == Verdict::crash);  // untouched on failure
+}
+
+TEST_CASE("only student failures are the student's fault") {
+  CHECK_FALSE(grader::info(Verdict::passed).student_fault);
+  CHECK_FALSE(grader::info(Verdict::not_run).student_fault);
+  CHECK_FALSE(grader::info(Verdict::internal_error).student_fault);
+  CHECK_FALSE(grader::info(Verdict::below_threshold).student_fault);
+  for (Verdict v : {Verdict::wrong_answer, Verdict::build_error, Verdict::policy_refused, Verdict::missing_file,
+                    Verdict::crash, Verdict::time_limit, Verdict::memory_limit, Verdict::output_limit,
+                    Verdict::no_completion, Verdict::suspect})
+    CHECK(grader::info(v).student_fault);
+}

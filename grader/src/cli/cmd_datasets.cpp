@@ -78,7 +78,11 @@ void run_datasets(const DatasetsCommand& command) {
     }
     std::printf("%s\n", spec.name().c_str());
     if (command.action == "generate") {
-      generate(env, spec, manifest);
+      try {
+        generate(env, spec, manifest);
+      } catch (const MissingToolchain& missing) {
+        throw CommandFailure(ExitCode::environment, missing.what());
+      }
     } else {
       auto problems = verify_manifest(manifest);
       for (const auto& p : problems) std::printf("  problem: %s\n", p.c_str());

@@ -63,7 +63,13 @@ LabVerdict selftest_lab(const Environment& env, const LabSpec& spec, bool verbos
   verdict.reference_score = reference.score;
   verdict.seconds += reference.wall_seconds;
   if (reference.verdict == Verdict::not_run) {
-    problem("not run: " + reference.verdict_details);
+    // No GPU here: still prove the skeleton builds against the same header, then report the lab as not run.
+    options.submission = env.root / "skeletons" / spec.name();
+    const Report skeleton = grade_submission(env, spec, options);
+    if (skeleton.verdict != Verdict::not_run)
+      problem("the skeleton does not build: " + std::string(info(skeleton.verdict).label) + ": " + skeleton.verdict_details);
+    verdict.problems.insert(verdict.problems.begin(), "not run: " + reference.verdict_details);
+    verdict.ok = false;
     return verdict;
   }
   if (reference.score + 1e-9 < spec.max_score()) {
@@ -74,7 +80,7 @@ LabVerdict selftest_lab(const Environment& env, const LabSpec& spec, bool verbos
     if (!reference.verdict_details.empty()) problem("  " + reference.verdict_details);
   }
   for (const auto& test : reference.tests) {
-    if (!test.measurement || test.measurement->threshold_full <= 0) continue;
+    if (!test.measurement || test.measurement->threshold_full <= 0 || test.verdict != Verdict::passed) continue;
     const auto& m = *test.measurement;
     if (m.metric_value < m.threshold_full * safety_margin)
       verdict.warnings.push_back(test.name + ": the reference reaches " + std::to_string(m.metric_value) +
@@ -116,7 +122,8 @@ void run_selftest(const SelftestCommand& command) {
                       {"seconds", v.seconds}});
       continue;
     }
-    const bool skipped = !v.problems.empty() && v.problems.front().rfind("not run:", 0) == 0;
+    // Not run (no GPU) and nothing else wrong: skipped, not failed.
+    const bool skipped = v.problems.size() == 1 && v.problems.front().rfind("not run:", 0) == 0;
     if (skipped) {
       std::printf("%-20s skip  %s\n", v.lab.c_str(), v.problems.front().c_str());
       continue;
@@ -128,11 +135,13 @@ void run_selftest(const SelftestCommand& command) {
     for (const auto& w : v.warnings) std::printf("    warning: %s\n", w.c_str());
   }
   if (command.format == "json") std::cout << nlohmann::json{{"ok", all_ok}, {"labs", labs}}.dump(2) << "\n";
-  bool any_not_run = false;
-  for (const auto& v : verdicts)
-    for (const auto& p : v.problems)
-      if (p.rfind("not run:", 0) == 0) any_not_run = true;
-  command_result() = all_ok ? ExitCode::all_passed : any_not_run ? ExitCode::not_run : ExitCode::graded_failures;
+  bool any_failed = false, any_not_run = false;
+  for (const auto& v : verdicts) {
+    if (v.ok) continue;
+    const bool skipped = v.problems.size() == 1 && v.problems.front().rfind("not run:", 0) == 0;
+    (skipped ? any_not_run : any_failed) = true;
+  }
+  command_result() = any_failed ? ExitCode::graded_failures : any_not_run ? ExitCode::not_run : ExitCode::all_passed;
 }
 
 }  // namespace

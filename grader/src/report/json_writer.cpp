@@ -91,7 +91,12 @@ json to_json(const Report& report) {
 json to_gradescope(const Report& report) {
   json tests = json::array();
   for (const auto& test : report.tests) {
-    std::string output = std::string(info(test.verdict).label) + (test.details.empty() ? "" : ": " + test.details);
+    // An item's details name its first failing case; when that case is hidden, say only that one failed.
+    std::string details = test.details;
+    for (const auto& c : test.cases)
+      if (c.visibility != Visibility::visible && c.verdict != Verdict::passed && details.rfind(c.name + " [", 0) == 0)
+        details = "a hidden case failed [" + c.variant + "]: " + std::string(info(c.verdict).label);
+    std::string output = std::string(info(test.verdict).label) + (details.empty() ? "" : ": " + details);
     for (const auto& c : test.cases)
       if (c.verdict != Verdict::passed && c.visibility == Visibility::visible)
         output += "\n  " + c.name + " [" + c.variant + "]: " + std::string(info(c.verdict).label) + ": " + c.details;

@@ -49,6 +49,7 @@ void setup_grade(CLI::App& app);
 void setup_selftest(CLI::App& app);
 void setup_calibrate(CLI::App& app);
 void setup_datasets(CLI::App& app);
+void setup_batch(CLI::App& app);
 void setup_new_lab(CLI::App& app);
 void setup_release(CLI::App& app);
 

@@ -51,6 +51,7 @@ int main(int argc, char** argv) {
   grader::setup_selftest(app);
   grader::setup_calibrate(app);
   grader::setup_datasets(app);
+  grader::setup_batch(app);
   grader::setup_new_lab(app);
   grader::setup_release(app);
 

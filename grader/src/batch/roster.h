@@ -1,0 +1,38 @@
+// roster.h: the class, read from a submissions folder. Each entry is one student: a folder, or an archive
+// (.zip, .tar.gz, .tgz, .tar) as course platforms export them; the student id is the entry's name without
+// the archive extension. Names starting with '.' are not students (editor and platform droppings).
+//
+//   submissions/alice/matvec.cpp     -> alice  (folder)
+//   submissions/bob.zip              -> bob    (zip)
+//   submissions/carol.tar.gz         -> carol  (tar.gz)
+//   submissions/dave.rar             -> dave.rar, refused: not a folder or an archive the grader reads
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "batch/archive.h"
+
+namespace grader {
+
+struct Submission {
+  std::string id;
+  std::filesystem::path path;
+  bool is_folder = false;
+  ArchiveFormat archive = ArchiveFormat::none;  // set for archives
+  std::string refusal;  // why this entry cannot be graded at all (duplicate id, unknown kind); empty when fine
+};
+
+// Every student in `submissions`, sorted by id. `skip` (the output folder, when it lies inside) is left out.
+// Two entries with the same id ("alice/" and "alice.zip") become one student, refused with both names, so
+// the TA sees the clash instead of one silently winning.
+std::vector<Submission> read_roster(const std::filesystem::path& submissions,
+                                    const std::optional<std::filesystem::path>& skip = std::nullopt);
+
+// The students named in `ids`, in the roster's order; `unknown` gets the ids the roster does not hold.
+std::vector<Submission> select_students(const std::vector<Submission>& roster, const std::vector<std::string>& ids,
+                                        std::vector<std::string>& unknown);
+
+}  // namespace grader

@@ -1,0 +1,55 @@
+// runner.h: grades a list of students on this machine. Builds and correctness runs go on in parallel
+// (`jobs` students at a time); performance measurements take one process-wide lock, so only one student is
+// ever being timed and no student's timing is disturbed by another's. Each student's files are stored the
+// moment they are known; students already finished are skipped unless `force`.
+//
+//   BatchRun run;  run.jobs = 2;  run.grading.batch_seed = 42;
+//   BatchCounts counts = run_batch(env, spec, students, store, run, progress);
+//   write_class_outputs(spec, store, roster);   // grades.csv and summary.md, from every stored report
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "batch/progress.h"
+#include "batch/roster.h"
+#include "batch/store.h"
+#include "batch/student.h"
+#include "core/environment.h"
+#include "spec/lab_spec.h"
+
+namespace grader {
+
+struct BatchRun {
+  int jobs = 1;
+  bool force = false;       // regrade students who are already finished
+  bool gradescope = false;  // also <id>.results.json
+  StudentGrading grading;   // seed, --quick, archive limits, scratch folder (run_batch sets the timing mutex)
+};
+
+struct BatchCounts {
+  std::size_t graded = 0;
+  std::size_t skipped = 0;  // already finished
+  std::size_t internal_errors = 0;
+  std::size_t failed = 0;   // graded with a status other than passed
+};
+
+// Before any student: builds the lab's own code once (so parallel gradings only read the cache) and, for a
+// timed batch of a lab graded against the roofline, calibrates this machine once. Throws CommandFailure-free
+// std::runtime_error / LabBuildError / MissingToolchain when the lab cannot be graded at all.
+void prepare_lab(const Environment& env, const LabSpec& spec, bool quick, BatchProgress& progress);
+
+// Throws MissingToolchain (after the students in flight are stored) when the compiler is gone.
+BatchCounts run_batch(const Environment& env, const LabSpec& spec, const std::vector<Submission>& students,
+                      const ResultStore& store, const BatchRun& run, BatchProgress& progress);
+
+struct ClassOutputs {
+  std::size_t students = 0;  // rows in grades.csv
+  std::vector<std::string> not_graded;  // in the roster, not finished
+};
+
+// grades.csv and summary.md, regenerated from every finished report in the store.
+ClassOutputs write_class_outputs(const LabSpec& spec, const ResultStore& store, const std::vector<Submission>& roster);
+
+}  // namespace grader

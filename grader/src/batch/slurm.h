@@ -1,0 +1,61 @@
+// slurm.h: a class spread over a cluster as one SLURM job array. The submitting grader writes the list of
+// students (<out>/slurm/<UTC time>/roster.json) and an sbatch script beside it; array task i grades students
+// [i*chunk, (i+1)*chunk) of that list with `grader batch ... --array-task <roster.json> --no-summary`, storing
+// each one into the shared output folder as it finishes; `grader batch ... --collect` then writes grades.csv
+// and summary.md from the stored reports, exactly as a local batch does.
+//
+//   #SBATCH --job-name=grade-lab1
+//   #SBATCH --array=0-33
+//   #SBATCH --output=/course/out/slurm/20250131-120000/logs/task-%a.log
+//   exec /opt/grader --root /course batch lab1 /course/subs --out /course/out --array-task ... --jobs ...
+#pragma once
+
+#include <cstddef>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace grader {
+
+struct SlurmOptions {
+  int chunk = 1;               // students per array task
+  std::string partition;       // empty: the cluster's default
+  std::string time;            // per task, SLURM's syntax ("30:00"); empty: the partition's default
+  int gpus_per_task = 0;       // 0: none asked for
+  int cpus_per_task = 0;       // 0: SLURM's default (one)
+  bool exclusive = false;      // a whole node per task, so no other job's work disturbs the timings
+  std::string job_name;        // "grade-lab1"
+};
+
+// What a task needs to know, read back by `--array-task`.
+struct TaskRoster {
+  std::string lab;
+  int chunk = 1;
+  std::vector<std::string> students;  // in array order
+};
+
+void write_task_roster(const std::filesystem::path& path, const TaskRoster& roster);
+TaskRoster read_task_roster(const std::filesystem::path& path);  // throws std::runtime_error
+
+std::size_t array_size(std::size_t students, int chunk);
+// The students of array task `task` (empty past the end).
+std::vector<std::string> task_students(const TaskRoster& roster, std::size_t task);
+// The array task that grades `id`, or -1.
+long task_of(const TaskRoster& roster, const std::string& id);
+
+// The job script. `command` is each task's command line, without its --jobs (the script adds the CPUs the
+// task was given). Every word is quoted for the shell.
+std::string sbatch_script(const SlurmOptions& options, std::size_t tasks, const std::filesystem::path& log_folder,
+                          const std::vector<std::string>& command, const std::string& comment);
+
+// `text` quoted for a POSIX shell: abc -> abc, a b -> 'a b', it's -> 'it'\''s'.
+std::string shell_quote(const std::string& text);
+
+// Submits the script with `sbatch --parsable`; returns the job id. Throws std::runtime_error with sbatch's
+// own words when it refuses.
+std::string submit_job(const std::filesystem::path& script);
+
+// True while SLURM still knows a pending or running task of the job (squeue).
+bool job_active(const std::string& job_id);
+
+}  // namespace grader

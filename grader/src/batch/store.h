@@ -1,0 +1,75 @@
+// store.h: a batch's output folder. A student's files are written the moment their grading ends, each one
+// atomically (temporary name, fsync, rename, fsync of the folder) and <id>.json last, so a student is
+// finished exactly when a whole <id>.json is there: a batch killed at any instant, even by SIGKILL or a
+// power cut, restarts where it stopped and grades nobody twice. The gradebook and the summary are derived
+// from these files at the end of every run (batch/gradebook.h, batch/summary.h), never appended to.
+//
+//   <out>/.batch.json         the settings every run into this folder must share (lab, seed, --quick)
+//   <out>/<id>.json           the report, --format json's schema, plus a "batch" object (below)
+//   <out>/<id>.txt            the report as the student reads it from `grader <lab>`, without colour
+//   <out>/<id>.results.json   Gradescope's results.json (with --gradescope)
+//
+// The "batch" object: {"student": "alice", "source": "alice.zip", "intake": "zip", "refused": false,
+// "batch_seed": 42, "quick": false, "graded_at": "2025-01-31T12:00:00Z"}. `intake` is folder, zip, tar.gz, tar or
+// other (not something the grader reads); `refused` is true when the submission never reached the
+// pipeline (a refused archive, two submissions for one id).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace grader {
+
+// Writes `content` to `path` so that a reader sees the old file or the whole new one, never a part.
+void write_file_atomically(const std::filesystem::path& path, const std::string& content);
+
+// What every run into one output folder must agree on, or the gradebook would mix incomparable grades.
+struct BatchSettings {
+  std::string lab;         // "lab1"
+  std::uint64_t seed = 0;  // the batch seed; each student's seed is derived from it and the id
+  bool quick = false;      // correctness only
+};
+
+struct StudentFiles {
+  std::string text;                         // <id>.txt
+  nlohmann::json report;                    // <id>.json: to_json's output with the "batch" object added
+  std::optional<nlohmann::json> gradescope;  // <id>.results.json
+};
+
+class ResultStore {
+ public:
+  // Creates the folder if needed.
+  explicit ResultStore(std::filesystem::path folder);
+
+  const std::filesystem::path& folder() const { return folder_; }
+
+  std::optional<BatchSettings> settings() const;
+  void save_settings(const BatchSettings& settings) const;
+
+  // The student's report when it is finished and well formed (a torn or foreign file is not finished).
+  std::optional<nlohmann::json> result(const std::string& id) const;
+  bool finished(const std::string& id) const { return result(id).has_value(); }
+
+  // Writes the text and Gradescope files, then the JSON that marks the student finished.
+  void save(const std::string& id, const StudentFiles& files) const;
+
+  // Every finished student's report, sorted by id.
+  std::vector<nlohmann::json> all_results() const;
+
+  // Removes temporary files a killed run left behind (older than a few minutes, so a run writing into the
+  // same folder at the same time, another SLURM task, keeps its own).
+  void remove_stale_temporaries() const;
+
+  std::filesystem::path report_path(const std::string& id) const { return folder_ / (id + ".json"); }
+  std::filesystem::path text_path(const std::string& id) const { return folder_ / (id + ".txt"); }
+  std::filesystem::path gradescope_path(const std::string& id) const { return folder_ / (id + ".results.json"); }
+
+ private:
+  std::filesystem::path folder_;
+};
+
+}  // namespace grader

@@ -1,0 +1,159 @@
+#include "batch/student.h"
+
+#include <unistd.h>
+
+#include <cctype>
+#include <chrono>
+#include <ctime>
+
+#include "batch/intake.h"
+#include "build/build.h"
+#include "calibrate/calibration.h"
+#include "pipeline/grade.h"
+#include "report/writers.h"
+
+namespace grader {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string utc_now() {
+  const std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text;
+}
+
+std::string intake_kind(const Submission& s) {
+  if (s.is_folder) return "folder";
+  switch (s.archive) {
+    case ArchiveFormat::zip: return "zip";
+    case ArchiveFormat::tar_gz: return "tar.gz";
+    case ArchiveFormat::tar: return "tar";
+    default: return "other";
+  }
+}
+
+// What the pipeline reports for a submission that fails staging (every item carries the verdict), for one
+// that never got that far.
+Report refused_report(const LabSpec& spec, const Submission& s, std::uint64_t seed, Verdict verdict, const std::string& why) {
+  Report report;
+  report.lab = spec.id;
+  report.lab_name = spec.name();
+  report.title = spec.title;
+  report.submission = s.path.string();
+  report.seed = seed;
+  report.verdict = verdict;
+  report.verdict_details = why;
+  report.machine = describe_machine();
+  const std::string not_run = std::string(info(verdict).label) + ": nothing could run";
+  for (const auto& item : spec.correctness)
+    report.tests.push_back({item.name, TestKind::correctness, verdict, 0, item.points, not_run, Visibility::visible, {}, {}});
+  for (const auto& item : spec.performance)
+    report.tests.push_back({item.name, TestKind::performance, verdict, 0, item.max_points(), not_run, item.visibility, {}, {}});
+  report.max_score = spec.max_score();
+  return report;
+}
+
+// A private, empty folder for one student's archive, removed with everything in it.
+class WorkFolder {
+ public:
+  WorkFolder(const fs::path& scratch, const std::string& id) {
+    fs::create_directories(scratch);
+    std::string safe;
+    for (char c : id) safe += std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' ? c : '_';
+    std::string pattern = (scratch / (safe.substr(0, 64) + "-XXXXXX")).string();
+    if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("cannot create a work folder in " + scratch.string());
+    path_ = pattern;
+  }
+  ~WorkFolder() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+Report grade_folder(const Environment& env, const LabSpec& spec, const fs::path& folder, std::uint64_t seed,
+                    const StudentGrading& grading) {
+  GradeOptions options;
+  options.submission = folder;
+  options.seed = seed;
+  options.quick = grading.quick;
+  options.include_hidden = true;  // staff grading: hidden cases and items too
+  options.performance_mutex = grading.performance_mutex;
+  options.progress = grading.progress;
+  return grade_submission(env, spec, options);
+}
+
+}  // namespace
+
+std::uint64_t student_seed(std::uint64_t batch_seed, const std::string& id) { return derive_seed(batch_seed, "student/" + id); }
+
+GradedStudent grade_student(const Environment& env, const LabSpec& spec, const Submission& submission,
+                            const StudentGrading& grading, std::optional<std::uint64_t> seed) {
+  const std::uint64_t student = seed.value_or(student_seed(grading.batch_seed, submission.id));
+  const auto start = std::chrono::steady_clock::now();
+  GradedStudent graded;
+  bool refused = false;
+  try {
+    std::optional<WorkFolder> work;
+    if (!submission.is_folder && submission.refusal.empty()) work.emplace(grading.scratch, submission.id);
+    const Intake intake = take_in(submission, spec.build.student_files, work ? work->path() : fs::path(), grading.limits);
+    if (intake.folder.empty()) {
+      refused = true;
+      graded.report = refused_report(spec, submission, student, intake.verdict, intake.refusal);
+    } else {
+      graded.report = grade_folder(env, spec, intake.folder, student, grading);
+      graded.report.submission = submission.path.string();  // where the TA finds it, not the work folder
+    }
+  } catch (const MissingToolchain&) {
+    throw;
+  } catch (const std::exception& error) {
+    graded.report = internal_error_report(spec.id, submission.path.string(), error.what());
+    graded.report.lab_name = spec.name();
+    graded.report.title = spec.title;
+    graded.report.seed = student;
+    graded.report.max_score = spec.max_score();
+  }
+  if (graded.report.wall_seconds <= 0)
+    graded.report.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  graded.batch = {{"student", submission.id},
+                  {"source", submission.path.filename().string()},
+                  {"intake", intake_kind(submission)},
+                  {"refused", refused},
+                  {"batch_seed", grading.batch_seed},
+                  {"quick", grading.quick},
+                  {"graded_at", utc_now()}};
+  return graded;
+}
+
+Report student_view(Report report) {
+  for (auto& test : report.tests) {
+    for (auto& c : test.cases) {
+      if (c.visibility == Visibility::visible || c.verdict == Verdict::passed || c.verdict == Verdict::not_run) continue;
+      // The pipeline names a test's first failing case in the test's details: "tall 4099 [unrolled]: ...".
+      if (test.details.rfind(c.name + " [", 0) == 0)
+        test.details = "a hidden case failed [" + c.variant + "]: " + std::string(info(c.verdict).label);
+      c.name = "hidden case";
+      c.details = "(details of hidden cases are not shown)";
+    }
+  }
+  return report;
+}
+
+StudentFiles student_files(const GradedStudent& graded, bool gradescope) {
+  StudentFiles files;
+  files.text = render_text(student_view(graded.report), /*colour=*/false);
+  files.report = to_json(graded.report);
+  files.report["batch"] = graded.batch;
+  if (gradescope) files.gradescope = to_gradescope(graded.report);
+  return files;
+}
+
+}  // namespace grader

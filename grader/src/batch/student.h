@@ -1,0 +1,55 @@
+// student.h: grades one student of a batch. Every outcome is a report: a refused archive, a submission that
+// does not build, crashes or hangs (the pipeline's verdicts), and a failure of the grader itself
+// (internal_error, writers.h's internal_error_report). Only a missing toolchain escapes, as MissingToolchain:
+// it would fail every student alike, so the batch stops instead of recording it against each of them.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "batch/archive.h"
+#include "batch/roster.h"
+#include "batch/store.h"
+#include "core/environment.h"
+#include "report/report.h"
+#include "spec/lab_spec.h"
+
+namespace grader {
+
+struct StudentGrading {
+  std::uint64_t batch_seed = 0;
+  bool quick = false;
+  UnpackLimits limits;
+  std::filesystem::path scratch;  // where each archive gets its own work folder (then removed)
+  // Held by the pipeline around its performance items (GradeOptions::performance_mutex): one student's
+  // timing at a time. Null: no lock.
+  std::mutex* performance_mutex = nullptr;
+  std::function<void(const std::string&)> progress;  // the pipeline's one-line status updates
+};
+
+// Each student's seed: a mix of the batch seed and the id, so one student's inputs never depend on who
+// else is in the class, and a regrade replays them.
+std::uint64_t student_seed(std::uint64_t batch_seed, const std::string& id);
+
+struct GradedStudent {
+  Report report;
+  nlohmann::json batch;  // the report JSON's "batch" object (batch/store.h)
+};
+
+// `seed`: the student's seed when replaying one (a regrade reads it from their report); else derived.
+GradedStudent grade_student(const Environment& env, const LabSpec& spec, const Submission& submission,
+                            const StudentGrading& grading, std::optional<std::uint64_t> seed = std::nullopt);
+
+// The report a student reads: hidden cases that failed keep their verdict but lose their name and details,
+// as Gradescope's writer does, so feedback never describes a hidden case's inputs.
+Report student_view(Report report);
+
+// The files the store writes for a graded student.
+StudentFiles student_files(const GradedStudent& graded, bool gradescope);
+
+}  // namespace grader

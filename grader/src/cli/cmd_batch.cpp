@@ -1,0 +1,379 @@
+// grader batch LAB SUBMISSIONS --out DIR: grades a class. docs/ta-guide.md is the user's guide.
+//
+//   grader batch lab1 subs --out grades                    every student, here (resumable: run it again)
+//   grader batch lab1 subs --out grades --regrade alice    an appeal: alice again, same inputs
+//   grader batch lab1 subs --out grades --slurm --chunk 4  one SLURM array task per 4 students
+//   grader batch lab1 subs --out grades --collect          gradebook and summary once the array is done
+#include <unistd.h>
+
+#include <chrono>
+#include <ctime>
+#include <iostream>
+#include <thread>
+
+#include "batch/progress.h"
+#include "batch/roster.h"
+#include "batch/runner.h"
+#include "batch/slurm.h"
+#include "batch/store.h"
+#include "build/build.h"
+#include "cli/common.h"
+#include "core/tool.h"
+#include "pipeline/grade.h"
+
+namespace grader {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct BatchCommand {
+  std::string lab;
+  fs::path submissions;
+  fs::path out;
+  int jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  bool quick = false;
+  std::optional<std::uint64_t> seed;
+  bool force = false;
+  std::vector<std::string> only;
+  std::vector<std::string> regrade;
+  bool gradescope = false;
+  bool no_summary = false;
+  std::uint64_t max_archive_mb = 64;
+  std::size_t max_archive_files = 2000;
+  // The cluster.
+  bool slurm = false;
+  SlurmOptions slurm_options;
+  bool shared_node = false;
+  bool dry_run = false;
+  bool wait = false;
+  bool collect = false;
+  std::optional<fs::path> array_task;
+};
+
+fs::path full_path(const fs::path& path) { return fs::weakly_canonical(fs::absolute(path)); }
+
+fs::path this_executable() {
+  std::error_code ec;
+  fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) throw CommandFailure(ExitCode::internal, "cannot tell where this grader is (/proc/self/exe): " + ec.message());
+  return self;
+}
+
+// The batch seed and --quick are fixed by the first run into a folder: a gradebook never mixes inputs or modes.
+BatchSettings settle_settings(const BatchCommand& command, const LabSpec& spec, const ResultStore& store) {
+  BatchSettings settings{spec.id, 0, command.quick};
+  const auto existing = store.settings();
+  if (existing) {
+    if (existing->lab != spec.id)
+      throw CommandFailure(ExitCode::usage, store.folder().string() + " holds a batch of " + existing->lab + ", not " + spec.id +
+                                                "; choose another --out");
+    if (existing->quick != command.quick)
+      throw CommandFailure(ExitCode::usage, store.folder().string() + " holds a " + (existing->quick ? "--quick" : "timed") +
+                                                " batch; run with" + (existing->quick ? "" : "out") +
+                                                " --quick, or choose another --out");
+    if (command.seed && *command.seed != existing->seed)
+      throw CommandFailure(ExitCode::usage, store.folder().string() + " was graded with --seed " + std::to_string(existing->seed) +
+                                                "; a different seed needs another --out");
+    settings.seed = existing->seed;
+  } else {
+    settings.seed = command.seed.value_or(fresh_seed());
+  }
+  return settings;
+}
+
+std::vector<Submission> choose_students(const BatchCommand& command, const std::vector<Submission>& roster,
+                                        std::vector<std::string>& unknown) {
+  if (command.array_task) {
+    TaskRoster tasks;
+    try {
+      tasks = read_task_roster(*command.array_task);
+    } catch (const std::exception& error) {
+      throw CommandFailure(ExitCode::usage, error.what());
+    }
+    const char* index = std::getenv("SLURM_ARRAY_TASK_ID");
+    if (index == nullptr || std::string(index).find_first_not_of("0123456789") != std::string::npos || !*index)
+      throw CommandFailure(ExitCode::usage, "--array-task runs inside a SLURM array task (SLURM_ARRAY_TASK_ID is not a number)");
+    return select_students(roster, task_students(tasks, std::stoul(index)), unknown);
+  }
+  std::vector<std::string> wanted = command.only;
+  wanted.insert(wanted.end(), command.regrade.begin(), command.regrade.end());
+  if (wanted.empty()) return roster;
+  return select_students(roster, wanted, unknown);
+}
+
+StudentGrading student_grading(const BatchCommand& command, const BatchSettings& settings) {
+  StudentGrading grading;
+  grading.batch_seed = settings.seed;
+  grading.quick = command.quick;
+  grading.limits.max_bytes = command.max_archive_mb << 20;
+  grading.limits.max_entries = command.max_archive_files;
+  grading.scratch = fs::temp_directory_path() / ("grader-batch-" + std::to_string(::getpid()));
+  return grading;
+}
+
+ExitCode report_outputs(const ResultStore& store, const ClassOutputs& outputs) {
+  std::cout << "wrote " << (store.folder() / "grades.csv").string() << " (" << outputs.students << " students) and "
+            << (store.folder() / "summary.md").string() << "\n";
+  if (!outputs.not_graded.empty()) {
+    std::cout << outputs.not_graded.size() << " student(s) not graded yet:";
+    for (const auto& id : outputs.not_graded) std::cout << " " << id;
+    std::cout << "\n";
+    return ExitCode::internal;
+  }
+  return ExitCode::all_passed;
+}
+
+// The folder of the latest --slurm submission into `out` (slurm/<UTC time>/), or nothing.
+std::optional<fs::path> latest_submission(const fs::path& out) {
+  std::optional<fs::path> latest;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(out / "slurm", ec))
+    if (fs::exists(entry.path() / "roster.json") && (!latest || entry.path().filename() > latest->filename())) latest = entry.path();
+  return latest;
+}
+
+// A new folder for one --slurm submission, named by the time, so a second submission never rewrites the roster
+// a running job's tasks are still to read.
+fs::path new_submission_folder(const fs::path& out) {
+  const std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &utc);
+  fs::path folder = out / "slurm" / stamp;
+  for (int n = 2; fs::exists(folder); ++n) folder = out / "slurm" / (std::string(stamp) + "-" + std::to_string(n));
+  return folder;
+}
+
+// --collect: the reports the array tasks stored become grades.csv and summary.md; students without one are named
+// with their task's log.
+void collect(const LabSpec& spec, const ResultStore& store, const std::vector<Submission>& roster) {
+  const ClassOutputs outputs = write_class_outputs(spec, store, roster);
+  ExitCode code = report_outputs(store, outputs);
+  const auto submission = latest_submission(store.folder());
+  if (!outputs.not_graded.empty() && submission) {
+    const TaskRoster tasks = read_task_roster(*submission / "roster.json");
+    for (const auto& id : outputs.not_graded) {
+      const long task = task_of(tasks, id);
+      if (task >= 0)
+        std::cout << "  " << id << ": see " << (*submission / "logs" / ("task-" + std::to_string(task) + ".log")).string() << "\n";
+    }
+    std::cout << "grade them with the same command without --collect (here), or submit again with --slurm\n";
+  }
+  for (const auto& r : store.all_results())
+    if (r.value("status", "") == "internal_error") code = ExitCode::internal;
+  command_result() = code;
+}
+
+void submit_to_slurm(const BatchCommand& command, const Environment& env, const LabSpec& spec, const ResultStore* store,
+                     const BatchSettings& settings, const std::vector<Submission>& students) {
+  const fs::path out = full_path(command.out);
+  const fs::path slurm_folder = new_submission_folder(out);
+  TaskRoster tasks{spec.id, std::max(1, command.slurm_options.chunk), {}};
+  for (const auto& s : students)
+    if (command.force || !store || !store->finished(s.id)) tasks.students.push_back(s.id);
+
+  std::vector<std::string> task_command = {this_executable().string(), "--root", full_path(env.root).string(), "batch", spec.id,
+                                           full_path(command.submissions).string(), "--out", out.string(),
+                                           "--array-task", (slurm_folder / "roster.json").string(),
+                                           "--seed", std::to_string(settings.seed), "--no-summary",
+                                           "--max-archive-mb", std::to_string(command.max_archive_mb),
+                                           "--max-archive-files", std::to_string(command.max_archive_files)};
+  if (command.quick) task_command.push_back("--quick");
+  if (command.force || !command.regrade.empty()) task_command.push_back("--force");
+  if (command.gradescope) task_command.push_back("--gradescope");
+
+  SlurmOptions options = command.slurm_options;
+  options.chunk = tasks.chunk;
+  options.job_name = "grade-" + spec.id;
+  // Timed gradings get a node each unless the TA says otherwise: another job's work would skew them.
+  options.exclusive = !command.quick && !command.shared_node;
+  const std::size_t array = array_size(tasks.students.size(), tasks.chunk);
+  const std::string collect_line = quote_command({this_executable().string(), "--root", full_path(env.root).string(), "batch",
+                                                  spec.id, full_path(command.submissions).string(), "--out", out.string(), "--collect"});
+  const std::string comment = "Written by `grader batch --slurm`: grades " + spec.id + " for " + std::to_string(tasks.students.size()) +
+                              " student(s), " + std::to_string(tasks.chunk) + " per array task.\n"
+                              "Each task stores each student's report into " + out.string() + " as soon as it is known;\n"
+                              "a task run again skips the students it already finished. When the job is over:\n  " + collect_line;
+  const std::string script = sbatch_script(options, array, slurm_folder / "logs", task_command, comment);
+
+  if (command.dry_run) {
+    std::cout << script;
+    return;
+  }
+  if (tasks.students.empty()) {
+    std::cout << "every student is already graded in " << out.string() << " (--force regrades)\n";
+    return;
+  }
+  if (!store) throw CommandFailure(ExitCode::internal, "no output folder");
+  for (const char* tool : {"sbatch", "squeue"})
+    if (!find_on_path(tool))
+      throw CommandFailure(ExitCode::environment, std::string("no ") + tool + " on PATH: --slurm submits from a SLURM login node "
+                                                  "(Debian package slurm-client); --dry-run prints the script anywhere");
+  store->save_settings(settings);
+  fs::create_directories(slurm_folder / "logs");
+  // Built once here, so the tasks find the lab's own code in the cache instead of all building it at once.
+  build_lab(env, spec);
+  write_task_roster(slurm_folder / "roster.json", tasks);
+  const fs::path script_path = slurm_folder / ("grade-" + spec.id + ".sbatch");  // beside its roster and logs
+  write_file_atomically(script_path, script);
+  std::string job;
+  try {
+    job = submit_job(script_path);
+  } catch (const std::exception& error) {
+    throw CommandFailure(ExitCode::environment, error.what());
+  }
+  std::cout << "submitted job " << job << ": " << array << " array task(s) for " << tasks.students.size() << " student(s); script "
+            << script_path.string() << "\n";
+  if (!command.wait) {
+    std::cout << "when it is over (squeue -j " << job << " lists nothing): " << collect_line << "\n";
+    return;
+  }
+  std::size_t last = static_cast<std::size_t>(-1);
+  while (job_active(job)) {
+    std::size_t done = 0;
+    for (const auto& id : tasks.students)
+      if (store->finished(id)) ++done;
+    if (done != last) std::cerr << "job " << job << ": " << done << "/" << tasks.students.size() << " students stored\n";
+    last = done;
+    std::this_thread::sleep_for(std::chrono::seconds(3));
+  }
+  std::cout << "job " << job << " is over; collecting\n";
+  collect(spec, *store, read_roster(full_path(command.submissions), out));
+}
+
+void run_batch_command(BatchCommand command) {
+  const Environment env = current_environment();
+  const LabSpec spec = load_lab(env, command.lab);
+  if (!fs::is_directory(command.submissions))
+    throw CommandFailure(ExitCode::usage, "the submissions folder " + command.submissions.string() + " is not a folder");
+  if (command.jobs < 1) throw CommandFailure(ExitCode::usage, "--jobs must be at least 1");
+  const int modes = int(command.slurm) + int(command.collect) + int(command.array_task.has_value());
+  if (modes > 1) throw CommandFailure(ExitCode::usage, "--slurm, --collect and --array-task do not go together");
+  if (command.array_task && (!command.only.empty() || !command.regrade.empty()))
+    throw CommandFailure(ExitCode::usage, "--array-task chooses its own students; --only and --regrade do not apply");
+
+  // A dry run writes nothing, not even the output folder.
+  std::optional<ResultStore> store;
+  if (!(command.slurm && command.dry_run)) store.emplace(command.out);
+  const std::optional<fs::path> out_path = store ? std::optional<fs::path>(full_path(command.out)) : std::nullopt;
+  std::vector<Submission> roster;
+  try {
+    roster = read_roster(command.submissions, out_path);
+  } catch (const std::exception& error) {
+    throw CommandFailure(ExitCode::usage, error.what());
+  }
+
+  if (command.collect) {
+    if (auto existing = store->settings(); existing && existing->lab != spec.id)
+      throw CommandFailure(ExitCode::usage, store->folder().string() + " holds a batch of " + existing->lab + ", not " + spec.id);
+    collect(spec, *store, roster);
+    return;
+  }
+
+  BatchSettings settings{spec.id, command.seed.value_or(0), command.quick};
+  if (store) settings = settle_settings(command, spec, *store);
+  else if (!command.seed) settings.seed = fresh_seed();
+
+  std::vector<std::string> unknown;
+  std::vector<Submission> students = choose_students(command, roster, unknown);
+  if (!unknown.empty()) {
+    std::string list;
+    for (const auto& id : unknown) list += " " + id;
+    if (!command.array_task) throw CommandFailure(ExitCode::usage, "no submission for:" + list + " in " + command.submissions.string());
+    std::cerr << "warning: the roster names students no longer in the submissions folder:" << list << "\n";
+  }
+
+  if (command.slurm) {
+    submit_to_slurm(command, env, spec, store ? &*store : nullptr, settings, students);
+    return;
+  }
+
+  store->save_settings(settings);
+  store->remove_stale_temporaries();
+  const bool terminal = stderr_is_terminal() && !command.array_task;
+  BatchRun run;
+  run.jobs = command.jobs;
+  run.force = command.force || !command.regrade.empty();
+  run.gradescope = command.gradescope;
+  run.grading = student_grading(command, settings);
+
+  std::size_t to_grade = 0;
+  for (const auto& s : students)
+    if (run.force || !store->finished(s.id)) ++to_grade;
+  BatchProgress progress(to_grade, terminal, std::cerr);
+  std::cerr << spec.name() << ": " << students.size() << " student(s), " << (students.size() - to_grade)
+            << " already graded; grading " << to_grade << " with " << command.jobs << " job(s)"
+            << (command.quick ? ", --quick" : ", timings one at a time") << "; batch seed " << settings.seed << "\n";
+
+  const auto start = std::chrono::steady_clock::now();
+  BatchCounts counts;
+  try {
+    if (to_grade > 0) prepare_lab(env, spec, command.quick, progress);
+    counts = run_batch(env, spec, students, *store, run, progress);
+  } catch (const MissingToolchain& missing) {
+    progress.close();
+    throw CommandFailure(ExitCode::environment, std::string(missing.what()) + " (the students graded so far are stored; run again once it is fixed)");
+  } catch (const LabBuildError& error) {
+    progress.close();
+    throw CommandFailure(ExitCode::internal, std::string("the lab's own code does not build: ") + error.what() + "\n" + error.log());
+  } catch (const std::exception& error) {
+    progress.close();
+    throw CommandFailure(ExitCode::internal, std::string(error.what()) + " (the students graded so far are stored; run again to go on)");
+  }
+  progress.close();
+  std::error_code ec;
+  fs::remove_all(run.grading.scratch, ec);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::cout << "graded " << counts.graded << " student(s) in " << short_duration(seconds) << " (" << counts.skipped
+            << " already done): " << counts.graded - counts.failed << " passed, " << counts.failed << " with failures, "
+            << counts.internal_errors << " internal error(s)\n";
+
+  ExitCode code = counts.internal_errors > 0 ? ExitCode::internal : ExitCode::all_passed;
+  if (!command.no_summary) {
+    const ClassOutputs outputs = write_class_outputs(spec, *store, roster);
+    if (report_outputs(*store, outputs) != ExitCode::all_passed && command.only.empty() && command.regrade.empty())
+      code = ExitCode::internal;
+  }
+  command_result() = code;
+}
+
+}  // namespace
+
+void setup_batch(CLI::App& app) {
+  auto command = std::make_shared<BatchCommand>();
+  auto* batch = app.add_subcommand("batch", "grade a class: a gradebook, feedback per student, resumable (docs/ta-guide.md)");
+  batch->add_option("lab", command->lab, "the lab: lab1, matvec or lab1-matvec")->required();
+  batch->add_option("submissions", command->submissions, "a folder with one entry per student: a folder, .zip or .tar.gz")->required();
+  batch->add_option("--out,-o", command->out, "where grades.csv, summary.md and each student's files go")->required();
+  batch->add_option("--jobs,-j", command->jobs, "students graded at once (builds and correctness; timings take turns)")
+      ->default_str(std::to_string(command->jobs));
+  batch->add_flag("--quick,-q", command->quick, "correctness only: no timing");
+  batch->add_option("--seed", command->seed, "the batch seed (default: drawn once, then kept in <out>/.batch.json)");
+  batch->add_flag("--force", command->force, "regrade students who are already graded");
+  batch->add_option("--only", command->only, "grade just these students (comma-separated ids)")->delimiter(',');
+  batch->add_option("--regrade", command->regrade, "regrade this student, replaying their inputs (repeatable)");
+  batch->add_flag("--gradescope", command->gradescope, "also write <id>.results.json for Gradescope");
+  batch->add_flag("--no-summary", command->no_summary, "do not write grades.csv and summary.md at the end");
+  batch->add_option("--max-archive-mb", command->max_archive_mb, "refuse archives that unpack to more than this")
+      ->default_str("64");
+  batch->add_option("--max-archive-files", command->max_archive_files, "refuse archives with more entries than this")
+      ->default_str("2000");
+  const std::string cluster = "On a SLURM cluster";
+  batch->add_flag("--slurm", command->slurm, "submit the class as a SLURM job array instead of grading here")->group(cluster);
+  batch->add_option("--chunk", command->slurm_options.chunk, "students per array task")->default_str("1")->group(cluster);
+  batch->add_option("--partition", command->slurm_options.partition, "the SLURM partition")->group(cluster);
+  batch->add_option("--time", command->slurm_options.time, "time limit per array task (SLURM syntax, e.g. 30:00)")->group(cluster);
+  batch->add_option("--gpus-per-task", command->slurm_options.gpus_per_task, "GPUs per array task")->group(cluster);
+  batch->add_option("--cpus-per-task", command->slurm_options.cpus_per_task, "CPUs per array task")->group(cluster);
+  batch->add_flag("--shared-node", command->shared_node, "timed batches: do not ask for a whole node per task")->group(cluster);
+  batch->add_flag("--dry-run", command->dry_run, "print the job script; submit nothing, write nothing")->group(cluster);
+  batch->add_flag("--wait", command->wait, "wait for the job to end, then --collect")->group(cluster);
+  batch->add_flag("--collect", command->collect, "write grades.csv and summary.md from what the array tasks stored")->group(cluster);
+  // Used by the job script, not by people: grades this array task's students from the roster file.
+  batch->add_option("--array-task", command->array_task, "")->group("");
+  batch->callback([command] { run_batch_command(*command); });
+}
+
+}  // namespace grader

@@ -1,0 +1,379 @@
+#!/usr/bin/env python3
+"""batch_e2e.py: end-to-end checks of `grader batch`, one check per CTest test (tests/batch/CMakeLists.txt).
+
+    python3 batch_e2e.py --grader build/bin/grader --root . --work DIR class CLASS_DIR
+    python3 batch_e2e.py --grader build/bin/grader --root . --work DIR resume
+
+Checks:
+  class CLASS_DIR   the synthetic class (make_class.py) graded with --quick: grades.csv cell by cell, the
+                    per-student files, summary.md, nothing written outside the work folders; a second run
+                    grades nobody; --regrade replays the same inputs; --gradescope; usage errors
+  full              three students timed (no --quick): performance columns, fastest and slowest
+  resume            a batch killed with SIGKILL after a few students, restarted: each student exactly once
+  cli               --slurm --dry-run's script, and refusals of bad command lines
+  slurm SLURM_DIR   a class graded through a SLURM job array on the cluster slurm_up.sh started, collected,
+                    and compared with a local batch of the same class
+
+A check prints what it ran and, on failure, why, then exits 1; 77 when it cannot run here (the test's
+SKIP_RETURN_CODE), with the reason. Python's standard library only.
+"""
+import argparse
+import csv
+import io
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+import make_class  # noqa: E402
+
+SKIP = 77
+ITEMS = ["row pointers", "contiguous layout", "unrolled",
+         "unrolled speedup over row pointers, 10000 x 10000", "unrolled bandwidth, 10000 x 10000"]
+HEADER = ["student", "total", "max", "status"] + ITEMS
+REFUSED_STATUSES = {"missing_file", "bad_archive"}
+
+
+class CheckFailed(Exception):
+    pass
+
+
+def check(condition, message):
+    if not condition:
+        raise CheckFailed(message)
+
+
+class Context:
+    def __init__(self, args):
+        self.grader = args.grader
+        self.root = args.root
+        self.work = os.path.abspath(args.work)
+        shutil.rmtree(self.work, ignore_errors=True)
+        os.makedirs(self.work)
+        self.tmp = os.path.join(self.work, "tmp")  # TMPDIR: what the batch leaves behind is visible here
+        os.makedirs(self.tmp)
+
+    def env(self, extra=None):
+        env = dict(os.environ, TMPDIR=self.tmp, NO_COLOR="1")
+        env.update(extra or {})
+        return env
+
+    def batch(self, *args, expect=None, env=None, timeout=600):
+        cmd = [self.grader, "--root", self.root, "batch", "lab1"] + [str(a) for a in args]
+        print("$ " + " ".join(cmd), flush=True)
+        start = time.monotonic()
+        proc = subprocess.run(cmd, capture_output=True, text=True, env=self.env(env), timeout=timeout)
+        proc.seconds = time.monotonic() - start
+        print(proc.stdout + proc.stderr + "(exit %d, %.1f s)" % (proc.returncode, proc.seconds), flush=True)
+        if expect is not None:
+            check(proc.returncode == expect, "exit code %d, expected %d" % (proc.returncode, expect))
+        return proc
+
+
+def read_csv(path):
+    with open(path, newline="") as f:
+        rows = list(csv.reader(f))
+    check(rows and rows[0] == HEADER, "grades.csv header %r, expected %r" % (rows[0] if rows else None, HEADER))
+    for row in rows:
+        check(len(row) == len(HEADER), "a grades.csv row with %d fields, not %d: %r" % (len(row), len(HEADER), row))
+    ids = [r[0] for r in rows[1:]]
+    check(len(ids) == len(set(ids)), "students appear more than once in grades.csv: %r" % ids)
+    return {r[0]: r for r in rows[1:]}
+
+
+def load(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def number(text):
+    return float(text) if text != "" else None
+
+
+def check_class_row(sid, row, want, report):
+    status = row[3]
+    if want["variant"] == "refused":
+        check(status in REFUSED_STATUSES, "%s: status %s, expected one of %s" % (sid, status, sorted(REFUSED_STATUSES)))
+    else:
+        check(status == want["status"], "%s: status %s, expected %s" % (sid, status, want["status"]))
+    cells = [number(c) for c in row[4:]]
+    check(cells == [float(c) for c in want["cells"]], "%s: item cells %r, expected %r" % (sid, row[4:], want["cells"]))
+    check(number(row[1]) == sum(want["cells"]), "%s: total %s, expected %s" % (sid, row[1], sum(want["cells"])))
+    check(row[2] == "80", "%s: max %s, expected 80" % (sid, row[2]))
+    if want["details"]:
+        check(want["details"] in report["status_details"],
+              "%s: status_details %r does not say %r" % (sid, report["status_details"], want["details"]))
+
+
+# --- class ------------------------------------------------------------------------------------------------
+
+
+def check_class(ctx, class_dir):
+    expected = load(os.path.join(class_dir, "expected.json"))
+    submissions = os.path.join(class_dir, "class")
+    out = os.path.join(ctx.work, "out")
+    check(len(expected) >= 30, "the synthetic class has %d students, fewer than 30" % len(expected))
+
+    proc = ctx.batch(submissions, "--out", out, "--quick", "--jobs", "2", "--seed", "20240601", expect=0)
+    rows = read_csv(os.path.join(out, "grades.csv"))
+    check(sorted(rows) == sorted(expected), "grades.csv students %r, expected %r" % (sorted(rows), sorted(expected)))
+    for sid, want in sorted(expected.items()):
+        report = load(os.path.join(out, sid + ".json"))
+        check(report["schema"] == "grader-report/1", "%s.json: schema %r" % (sid, report.get("schema")))
+        check(report["batch"]["student"] == sid, "%s.json names %r" % (sid, report["batch"]["student"]))
+        check_class_row(sid, rows[sid], want, report)
+        text = open(os.path.join(out, sid + ".txt")).read()
+        check(text.startswith("lab1-matvec: "), "%s.txt does not start with the report's title" % sid)
+        check("\033[" not in text, "%s.txt has colour codes" % sid)
+        check("total %s / 80" % rows[sid][1] in text, "%s.txt does not show the total %s" % (sid, rows[sid][1]))
+        if want["variant"] in ("fast", "slow", "wrong"):
+            # Staff grading: hidden cases ran.
+            check(report["hidden_not_run"] == 0, "%s: %d hidden cases not run" % (sid, report["hidden_not_run"]))
+            cases = [c["name"] for t in report["tests"] for c in t.get("cases", [])]
+            check("odd 997 x 1013" in cases, "%s: the hidden case 'odd 997 x 1013' did not run" % sid)
+    # Feedback never names a hidden case (the wrong variant fails the hidden 'odd 997 x 1013' too).
+    wrong = load(os.path.join(out, "s11-wrong-folder.json"))
+    check(any(c["name"] == "odd 997 x 1013" and c["status"] == "wrong_answer" for t in wrong["tests"] for c in t.get("cases", [])),
+          "s11-wrong-folder did not fail the hidden case")
+    check("odd 997 x 1013" not in open(os.path.join(out, "s11-wrong-folder.txt")).read(), "s11-wrong-folder.txt names a hidden case")
+
+    # Nothing escaped an archive, and the work folders are gone.
+    escaped = [os.path.join(d, f) for d, _, files in os.walk(ctx.work) for f in files if f == "grader-batch-test-escaped.cpp"]
+    check(not escaped, "an archive wrote outside its folder: %r" % escaped)
+    check(not os.path.exists("/tmp/grader-batch-test-escaped.cpp"), "an absolute path in an archive was written")
+    leftovers = [e for e in os.listdir(ctx.tmp) if e.startswith("grader-batch-")]
+    check(not leftovers, "work folders left in TMPDIR: %r" % leftovers)
+
+    summary = open(os.path.join(out, "summary.md")).read()
+    n = len(expected)
+    for needle in ["%d of %d students graded" % (n, n), "| mean |", "| median |", "## Scores", "| build_error | 3 |",
+                   "| policy_refused | 2 |", "| time_limit | 1 |", "Build failures: 3.", "none was timed",
+                   "submission refused: s26-dotdot-zip: archive refused"]:
+        check(needle in summary, "summary.md lacks %r" % needle)
+    check(summary.count("submission refused:") == 12, "summary.md lists %d refused submissions, expected 12" % summary.count("submission refused:"))
+
+    # Run again: nobody is graded twice, the gradebook is the same.
+    before = open(os.path.join(out, "grades.csv")).read()
+    proc = ctx.batch(submissions, "--out", out, "--quick", expect=0)
+    check("%d already graded; grading 0" % n in proc.stderr, "the second run graded students again")
+    check(open(os.path.join(out, "grades.csv")).read() == before, "grades.csv changed on a run that graded nobody")
+
+    # An appeal: the same inputs (the same seed), the same score.
+    first = load(os.path.join(out, "s11-wrong-folder.json"))
+    proc = ctx.batch(submissions, "--out", out, "--quick", "--regrade", "s11-wrong-folder", expect=0)
+    again = load(os.path.join(out, "s11-wrong-folder.json"))
+    check(again["seed"] == first["seed"], "the regrade used seed %s, the first grading %s" % (again["seed"], first["seed"]))
+    check(again["score"] == first["score"], "the regrade scored %s, the first grading %s" % (again["score"], first["score"]))
+    check(open(os.path.join(out, "grades.csv")).read() == before, "grades.csv changed after a regrade with the same result")
+
+    # Gradescope files on request.
+    ctx.batch(submissions, "--out", out, "--quick", "--only", "s01-fast-folder,s17-compile-error-folder", "--force",
+              "--gradescope", expect=0)
+    gs = load(os.path.join(out, "s17-compile-error-folder.results.json"))
+    check(gs["score"] == 0 and len(gs["tests"]) == 5, "s17's results.json: score %s, %d tests" % (gs["score"], len(gs["tests"])))
+    check(not os.path.exists(os.path.join(out, "s02-fast-wrapped.results.json")), "--only graded others too")
+
+    # Refusals: unknown students, another mode or seed in the same folder.
+    proc = ctx.batch(submissions, "--out", out, "--quick", "--only", "nobody", expect=2)
+    check("no submission for: nobody" in proc.stderr, "an unknown --only student is not named")
+    proc = ctx.batch(submissions, "--out", out, expect=2)
+    check("--quick" in proc.stderr, "a timed run into a --quick folder is not refused with a reason")
+    proc = ctx.batch(submissions, "--out", out, "--quick", "--seed", "1", expect=2)
+    check("--seed 20240601" in proc.stderr, "a different seed is not refused with the folder's seed")
+
+
+# --- full -------------------------------------------------------------------------------------------------
+
+
+def check_full(ctx):
+    submissions = os.path.join(ctx.work, "class")
+    for sid, variant in [("fast", "fast"), ("slow", "slow"), ("broken", "compile_error")]:
+        make_class.write_student(submissions, sid, variant, "folder")
+    out = os.path.join(ctx.work, "out")
+    ctx.batch(submissions, "--out", out, "--jobs", "2", expect=0, timeout=900)
+    rows = read_csv(os.path.join(out, "grades.csv"))
+    check(sorted(rows) == ["broken", "fast", "slow"], "students %r" % sorted(rows))
+    check(rows["broken"][3] == "build_error", "broken: status %s" % rows["broken"][3])
+    # "suspect" is the pipeline's word for a time faster than this machine's calibration allows: it happens to
+    # fast code when the calibration was taken on a busy machine. The columns are what this test is about.
+    for sid, allowed in (("fast", ("passed", "suspect")), ("slow", ("passed",))):
+        check(rows[sid][3] in allowed, "%s: status %s, expected one of %s" % (sid, rows[sid][3], allowed))
+        check(rows[sid][4:7] == ["10", "10", "20"], "%s: correctness cells %r" % (sid, rows[sid][4:7]))
+        for cell in rows[sid][7:]:
+            check(cell != "" and 0 <= float(cell) <= 20, "%s: performance cell %r" % (sid, cell))
+    # The plain loop earns nothing for speed; the unrolled one is the faster of the two.
+    check(rows["slow"][7] == "0", "slow earned %s speedup points" % rows["slow"][7])
+
+    def median(sid):
+        test = next(t for t in load(os.path.join(out, sid + ".json"))["tests"] if t["name"] == ITEMS[3])
+        check("measurement" in test, "%s: %s was not timed (%s)" % (sid, ITEMS[3], test["details"]))
+        return test["measurement"]["candidate"]["median_s"]
+
+    fast, slow = median("fast"), median("slow")
+    check(0 < fast < slow, "fast's median %.4f s is not below slow's %.4f s" % (fast, slow))
+    summary = open(os.path.join(out, "summary.md")).read()
+    check("| fastest | fast |" in summary and "| slowest | slow |" in summary, "summary.md does not rank fast first, slow last")
+    check("(2 timed)" in summary, "summary.md does not say two submissions were timed")
+
+
+# --- resume -----------------------------------------------------------------------------------------------
+
+
+def finished(out):
+    return sorted(f[:-5] for f in os.listdir(out) if f.endswith(".json") and not f.startswith(".") and not f.endswith(".results.json"))
+
+
+def check_resume(ctx):
+    submissions = os.path.join(ctx.work, "class")
+    ids = []
+    for sid, variant in make_class.SMALL:
+        make_class.write_student(submissions, sid, variant, "folder")
+        ids.append(sid)
+    out = os.path.join(ctx.work, "out")
+    cmd = [ctx.grader, "--root", ctx.root, "batch", "lab1", submissions, "--out", out, "--quick", "--jobs", "2"]
+    print("$ " + " ".join(cmd) + "   (killed with SIGKILL once 3 students are stored)", flush=True)
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=ctx.env(), start_new_session=True)
+    deadline = time.monotonic() + 240
+    while time.monotonic() < deadline and proc.poll() is None:
+        if os.path.isdir(out) and len(finished(out)) >= 3:
+            break
+        time.sleep(0.05)
+    check(proc.poll() is None, "the batch ended before it could be killed")
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    print(proc.stdout.read().decode(errors="replace"), flush=True)
+    done_before = finished(out)
+    print("stored before the kill: %s" % done_before, flush=True)
+    check(3 <= len(done_before) < len(ids), "%d students stored at the kill" % len(done_before))
+    check(not os.path.exists(os.path.join(out, "grades.csv")), "grades.csv written before the batch ended")
+    stamps = {sid: load(os.path.join(out, sid + ".json"))["batch"]["graded_at"] for sid in done_before}
+    seeds = {sid: load(os.path.join(out, sid + ".json"))["seed"] for sid in done_before}
+
+    run = ctx.batch(submissions, "--out", out, "--quick", "--jobs", "2", expect=0)
+    check("%d already graded" % len(done_before) in run.stderr, "the restart does not say it skipped %d students" % len(done_before))
+    for sid in done_before:
+        check(run.stderr.count("] %s:" % sid) == 0, "%s was graded again after the restart" % sid)
+        report = load(os.path.join(out, sid + ".json"))
+        check(report["batch"]["graded_at"] == stamps[sid] and report["seed"] == seeds[sid], "%s's report was rewritten" % sid)
+    rows = read_csv(os.path.join(out, "grades.csv"))
+    check(sorted(rows) == ids, "grades.csv holds %r, expected every student once: %r" % (sorted(rows), ids))
+    for sid, variant in make_class.SMALL:
+        status, cells = make_class.OUTCOMES[variant]
+        check(rows[sid][3] == status and [float(c) for c in rows[sid][4:]] == cells,
+              "%s: %r, expected %s %r" % (sid, rows[sid], status, cells))
+    check(finished(out) == ids, "stored reports %r" % finished(out))
+
+
+# --- cli --------------------------------------------------------------------------------------------------
+
+
+def check_cli(ctx):
+    submissions = os.path.join(ctx.work, "my class")  # a space: the script must quote it
+    for sid, variant in make_class.SMALL[:5]:
+        make_class.write_student(submissions, sid, variant, "folder")
+    out = os.path.join(ctx.work, "out")
+    proc = ctx.batch(submissions, "--out", out, "--slurm", "--dry-run", "--chunk", "2", "--partition", "gpu",
+                     "--time", "20:00", "--gpus-per-task", "1", "--seed", "7", expect=0)
+    script = proc.stdout
+    for needle in ["#!/bin/bash", "#SBATCH --array=0-2\n", "#SBATCH --partition=gpu\n", "#SBATCH --time=20:00\n",
+                   "#SBATCH --gpus-per-task=1\n", "#SBATCH --exclusive\n", "'%s'" % os.path.abspath(submissions),
+                   "--array-task", "--seed 7", "--no-summary", "--jobs \"${SLURM_CPUS_ON_NODE:-1}\""]:
+        check(needle in script, "the job script lacks %r" % needle)
+    check(not os.path.exists(out), "--dry-run wrote the output folder")
+    proc = ctx.batch(submissions, "--out", out, "--slurm", "--dry-run", "--quick", expect=0)
+    check("--exclusive" not in proc.stdout and "--quick" in proc.stdout, "a --quick job asks for whole nodes, or is not --quick")
+
+    ctx.batch(os.path.join(ctx.work, "no such folder"), "--out", out, expect=2)
+    ctx.batch(submissions, "--out", out, "--collect", "--slurm", expect=2)
+    ctx.batch(submissions, "--out", out, "--jobs", "0", expect=2)
+    proc = ctx.batch(submissions, "--out", out, "--array-task", os.path.join(out, "none.json"), expect=2)
+    check("task roster" in proc.stderr, "a missing task roster is not named")
+
+
+# --- slurm ------------------------------------------------------------------------------------------------
+
+
+def check_slurm(ctx, slurm_dir):
+    skip = os.path.join(slurm_dir, "skip")
+    if os.path.exists(skip):
+        print("SKIPPED: " + open(skip).read().strip())
+        return SKIP
+    conf = os.path.join(slurm_dir, "slurm.conf")
+    if not os.path.exists(conf):
+        raise CheckFailed("no %s: the slurm fixture (slurm_up.sh) did not run or failed" % conf)
+    env = {"SLURM_CONF": conf}
+
+    submissions = os.path.join(ctx.work, "class")
+    for sid, variant in make_class.SMALL:
+        make_class.write_student(submissions, sid, variant, "folder")
+    # Two archives too: the tasks unpack them on the node.
+    make_class.write_student(submissions, "z13-zip", "wrong", "zip")
+    make_class.write_student(submissions, "z14-targz", "fast", "tar.gz")
+    local, cluster = os.path.join(ctx.work, "local"), os.path.join(ctx.work, "cluster")
+
+    ctx.batch(submissions, "--out", local, "--quick", "--seed", "99", expect=0)
+    run = ctx.batch(submissions, "--out", cluster, "--quick", "--seed", "99", "--slurm", "--chunk", "3", "--wait",
+                    expect=0, env=env, timeout=900)
+    check(re.search(r"submitted job \d+: 5 array task\(s\) for 14 student\(s\)", run.stdout), "the job was not submitted as 5 tasks")
+    submitted = os.listdir(os.path.join(cluster, "slurm"))
+    check(len(submitted) == 1, "one folder per submission in slurm/: %r" % submitted)
+    logs = os.path.join(cluster, "slurm", submitted[0], "logs")
+    check(sorted(os.listdir(logs)) == ["task-%d.log" % i for i in range(5)], "task logs: %r" % sorted(os.listdir(logs)))
+
+    local_rows, cluster_rows = read_csv(os.path.join(local, "grades.csv")), read_csv(os.path.join(cluster, "grades.csv"))
+    check(sorted(cluster_rows) == sorted(local_rows) and len(cluster_rows) == 14, "students differ: %r" % sorted(cluster_rows))
+    for sid in local_rows:
+        check(cluster_rows[sid] == local_rows[sid], "%s: cluster %r, local %r" % (sid, cluster_rows[sid], local_rows[sid]))
+        check(load(os.path.join(cluster, sid + ".json"))["seed"] == load(os.path.join(local, sid + ".json"))["seed"],
+              "%s graded with other inputs on the cluster" % sid)
+    # --collect again by hand gives the same gradebook.
+    before = open(os.path.join(cluster, "grades.csv")).read()
+    ctx.batch(submissions, "--out", cluster, "--collect", expect=0, env=env)
+    check(open(os.path.join(cluster, "grades.csv")).read() == before, "a second --collect changed grades.csv")
+    check("14 of 14 students graded" in open(os.path.join(cluster, "summary.md")).read(), "summary.md after --collect")
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--grader", required=True)
+    parser.add_argument("--root", required=True)
+    parser.add_argument("--work", required=True)
+    parser.add_argument("check")
+    parser.add_argument("arg", nargs="?")
+    args = parser.parse_args()
+    ctx = Context(args)
+    try:
+        if args.check == "class":
+            result = check_class(ctx, args.arg)
+        elif args.check == "full":
+            result = check_full(ctx)
+        elif args.check == "resume":
+            result = check_resume(ctx)
+        elif args.check == "cli":
+            result = check_cli(ctx)
+        elif args.check == "slurm":
+            result = check_slurm(ctx, args.arg)
+        else:
+            print("unknown check " + args.check)
+            return 2
+    except CheckFailed as failure:
+        print("FAILED: %s" % failure)
+        return 1
+    except subprocess.TimeoutExpired as timeout:
+        print("FAILED: timed out: %s" % timeout)
+        return 1
+    if result == SKIP:
+        return SKIP
+    print("OK")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -214,6 +214,7 @@ atol = 1e-9
 name = "small"
 points = 5
 variants = ["fast", "faster"]
+build_flags = ["-O0", "-fno-inline"]
 tolerance = { atol = 1e-3 }
 cases = [
   { name = "n 10", params = { n = 10, m = "2*n + threads" }, visibility = "after_due_date", tolerance = { rtol = 0.5 } },
@@ -242,6 +243,7 @@ tolerance = { rtol = 1e-4, atol = 0 }
   CHECK(spec.timing.warmup == 0);
 
   const CorrectnessItem& item = spec.correctness[0];
+  CHECK(item.build_flags == std::vector<std::string>{"-O0", "-fno-inline"});
   REQUIRE(item.tolerance);
   CHECK(item.tolerance->rtol == 1e-6);  // from [tolerance]
   CHECK(item.tolerance->atol == 1e-3);
@@ -307,6 +309,10 @@ TEST_CASE("malformed specs fail at the line and column of the mistake") {
   SUBCASE("bad visibility") {
     spec_should_fail(edit(demo_spec, "params = { n = 10 } }", "params = { n = 10 }, visibility = \"secret\" }"), 16, 62,
                      "expected one of \"visible\", \"hidden\", \"after_due_date\" for 'visibility'");
+  }
+  SUBCASE("build_flags must be an array of strings") {
+    spec_should_fail(edit(demo_spec, "variants = [\"fast\"]\n", "variants = [\"fast\"]\nbuild_flags = \"-O0\"\n"), 16, 15,
+                     "expected an array for 'build_flags', got a string");
   }
   SUBCASE("bad metric") {
     spec_should_fail(edit(demo_spec, "flops = \"2*n\"\n", "flops = \"2*n\"\nmetric = \"fastest\"\n"), 23, 10,

@@ -37,7 +37,8 @@ std::string hash_text(const std::string& text) {
 // One compiler command line for `source`: nvcc for .cu files, the C++ compiler otherwise. The lab kit's
 // runtime is always plain C++ with its own fixed flags: it is the grader's code, not the lab's.
 std::vector<std::string> compile_command(const Environment& env, const LabSpec& spec, const std::string& gpu_arch,
-                                         const fs::path& source, const fs::path& object, bool lab_flags) {
+                                         const fs::path& source, const fs::path& object, bool lab_flags,
+                                         const std::vector<std::string>& extra_flags = {}) {
   std::vector<std::string> argv;
   if (is_cuda_source(source)) {
     argv = {*env.nvcc, "-std=c++20", "-arch=" + gpu_arch};
@@ -46,6 +47,7 @@ std::vector<std::string> compile_command(const Environment& env, const LabSpec& 
   }
   if (lab_flags) {
     argv.insert(argv.end(), spec.build.flags.begin(), spec.build.flags.end());
+    argv.insert(argv.end(), extra_flags.begin(), extra_flags.end());  // later flags win: -O0 after -O2
   } else {
     argv.push_back("-O2");
   }
@@ -183,9 +185,10 @@ LabBuild build_lab(const Environment& env, const LabSpec& spec) {
 }
 
 CandidateBuild compile_candidate(const Environment& env, const LabSpec& spec, const LabBuild& lab,
-                                 const std::vector<fs::path>& sources, const fs::path& workdir) {
+                                 const std::vector<fs::path>& sources, const fs::path& workdir,
+                                 const std::vector<std::string>& extra_flags, const std::string& name) {
   CandidateBuild build;
-  const fs::path objects = workdir / "obj";
+  const fs::path objects = workdir / ("obj-" + name);
   fs::create_directories(objects);
   for (const auto& source : sources) {
     if (is_cuda_source(source) && !env.nvcc) {
@@ -198,7 +201,7 @@ CandidateBuild compile_candidate(const Environment& env, const LabSpec& spec, co
     // nothing. In the sandbox it sees the system, the lab's headers, the lab kit and the work directory.
     std::vector<std::string> argv =
         Sandbox::get().wrapper(workdir, workdir, {spec.dir, env.labkit_include()}, false);
-    const auto compile = compile_command(env, spec, lab.gpu_arch, source, object, true);
+    const auto compile = compile_command(env, spec, lab.gpu_arch, source, object, true, extra_flags);
     argv.insert(argv.end(), compile.begin(), compile.end());
     if (!run_step(argv, workdir, student_compile_seconds, build.log)) {
       build.verdict = Verdict::build_error;
@@ -210,10 +213,10 @@ CandidateBuild compile_candidate(const Environment& env, const LabSpec& spec, co
 }
 
 void link_candidate(const Environment& env, const LabSpec& spec, const LabBuild& lab, CandidateBuild& build,
-                    const fs::path& workdir) {
+                    const fs::path& workdir, const std::string& name) {
   std::vector<fs::path> all = lab.harness_objects;
   all.insert(all.end(), build.student_objects.begin(), build.student_objects.end());
-  build.executable = workdir / "candidate";
+  build.executable = workdir / name;
   if (!run_step(link_command(env, spec, lab.gpu_arch, all, build.executable), workdir, student_compile_seconds, build.log))
     build.verdict = Verdict::build_error;
 }

@@ -50,12 +50,15 @@ struct CandidateBuild {
 
 // Compiles the staged student sources in `workdir` with the lab's flags (objects only: the link policy
 // reads and rewrites them before anything is linked).
+// `extra_flags` follow the lab's (a correctness item's build_flags); each build named `name` has its own
+// objects (workdir/obj-<name>) and executable (workdir/<name>).
 CandidateBuild compile_candidate(const Environment& env, const LabSpec& spec, const LabBuild& lab,
-                                 const std::vector<std::filesystem::path>& sources, const std::filesystem::path& workdir);
+                                 const std::vector<std::filesystem::path>& sources, const std::filesystem::path& workdir,
+                                 const std::vector<std::string>& extra_flags = {}, const std::string& name = "candidate");
 
-// Links the compiled student objects with the lab's harness into build.executable.
+// Links the compiled student objects with the lab's harness into build.executable (workdir/<name>).
 void link_candidate(const Environment& env, const LabSpec& spec, const LabBuild& lab, CandidateBuild& build,
-                    const std::filesystem::path& workdir);
+                    const std::filesystem::path& workdir, const std::string& name = "candidate");
 
 // The compute capability of the first CUDA GPU ("sm_90"), or empty when none answers.
 std::string detect_gpu_arch();

@@ -148,6 +148,17 @@ class Grading {
   Worker& candidate();
   Worker& judge();
   void retire_candidate_if_dead();
+  // A correctness item with build_flags runs in its own build of the submission, compiled, policed and
+  // linked like the main one when the first such item needs it.
+  struct FlagBuild {
+    CandidateBuild build;
+    std::string details;  // why it failed, when build.verdict is not passed
+    std::unique_ptr<Worker> worker;
+  };
+  FlagBuild& flag_build(const std::vector<std::string>& flags);
+  Worker& candidate_for(const CorrectnessItem& item);
+  void retire_if_dead(const CorrectnessItem& item);
+  bool is_candidate_code(const fs::path& executable) const;
 
   void grade_correctness(const CorrectnessItem& item, TestResult& test);
   void grade_performance(const PerformanceItem& item, TestResult& test);
@@ -178,7 +189,9 @@ class Grading {
 
   fs::path workdir_;
   LabBuild lab_;
+  std::vector<fs::path> staged_sources_;
   CandidateBuild candidate_build_;
+  std::map<std::vector<std::string>, FlagBuild> flag_builds_;
   std::unique_ptr<Worker> candidate_;
   std::unique_ptr<Worker> judge_;
   int workers_started_ = 0;
@@ -238,6 +251,7 @@ bool Grading::build_everything() {
   lab_.judge = workdir_ / "judge";
 
   progress("compiling the submission");
+  staged_sources_ = staged.sources;
   candidate_build_ = compile_candidate(env_, spec_, lab_, staged.sources, workdir_);
   report_.build_log = candidate_build_.log;
   if (candidate_build_.verdict != Verdict::passed) {
@@ -268,7 +282,7 @@ std::unique_ptr<Worker> Grading::start_worker(const fs::path& executable, const 
   const fs::path dir = workdir_ / ("run-" + role + "-" + std::to_string(++workers_started_));
   fs::create_directories(dir);
   LaunchOptions launch = worker_launch_options(spec_, executable, dir);
-  if (!options_.sanitize.empty() && executable == candidate_build_.executable) {
+  if (!options_.sanitize.empty() && is_candidate_code(executable)) {
     // Inside the sandbox, around the worker.
     for (const auto& word : {compute_sanitizer_path(env_), std::string("--tool"), options_.sanitize,
                              std::string("--print-limit"), std::string("20")})
@@ -289,6 +303,57 @@ Worker& Grading::candidate() {
     candidate_ = start_worker(candidate_build_.executable, "candidate");
   }
   return *candidate_;
+}
+
+bool Grading::is_candidate_code(const fs::path& executable) const {
+  if (executable == candidate_build_.executable) return true;
+  for (const auto& [flags, built] : flag_builds_)
+    if (executable == built.build.executable) return true;
+  return false;
+}
+
+Grading::FlagBuild& Grading::flag_build(const std::vector<std::string>& flags) {
+  auto found = flag_builds_.find(flags);
+  if (found != flag_builds_.end()) return found->second;
+  FlagBuild& made = flag_builds_[flags];
+  std::string shown;
+  for (const auto& flag : flags) shown += (shown.empty() ? "" : " ") + flag;
+  progress("compiling the submission again, with " + shown);
+  const std::string name = "candidate-" + std::to_string(flag_builds_.size());
+  made.build = compile_candidate(env_, spec_, lab_, staged_sources_, workdir_, flags, name);
+  if (made.build.verdict != Verdict::passed) {
+    made.details = "the submission does not compile with this item's extra flags (" + shown + "); see the build log";
+  } else if (PolicyResult policy = apply_link_policy(spec_, lab_.baseline_objects, made.build.student_objects);
+             policy.verdict != Verdict::passed) {
+    // The optimiser changes what an object calls: at -O0 nothing is inlined, so the policy reads this build too.
+    made.build.verdict = policy.verdict;
+    made.details = "built with " + shown + ": " + policy.details;
+  } else {
+    link_candidate(env_, spec_, lab_, made.build, workdir_, name);
+    if (made.build.verdict != Verdict::passed)
+      made.details = "built with " + shown + ", the submission does not link with the lab's harness; see the build log";
+  }
+  report_.build_log += "\n# the build with " + shown + "\n" + made.build.log;
+  return made;
+}
+
+Worker& Grading::candidate_for(const CorrectnessItem& item) {
+  if (item.build_flags.empty()) return candidate();
+  FlagBuild& built = flag_build(item.build_flags);
+  if (!built.worker || !built.worker->alive()) {
+    if (built.worker) harvest_output(*built.worker);
+    built.worker = start_worker(built.build.executable, "candidate-flags");
+  }
+  return *built.worker;
+}
+
+void Grading::retire_if_dead(const CorrectnessItem& item) {
+  if (item.build_flags.empty()) return retire_candidate_if_dead();
+  FlagBuild& built = flag_build(item.build_flags);
+  if (built.worker && !built.worker->alive()) {
+    harvest_output(*built.worker);
+    built.worker.reset();
+  }
 }
 
 void Grading::harvest_output(Worker& worker) {
@@ -325,6 +390,19 @@ void Grading::grade_correctness(const CorrectnessItem& item, TestResult& test) {
   std::string first_details;
   int graded = 0;
   std::set<std::string> hung_variants;
+
+  if (!item.build_flags.empty()) {
+    const FlagBuild& built = flag_build(item.build_flags);
+    if (built.build.verdict != Verdict::passed) {
+      for (const auto& c : item.cases)
+        if (c.visibility != Visibility::visible && !options_.include_hidden) ++report_.hidden_tests_skipped;
+      test.verdict = built.build.verdict;
+      test.details = built.details;
+      test.score = 0;
+      item_verdicts_[item.name] = test.verdict;
+      return;
+    }
+  }
 
   for (const auto& c : item.cases) {
     if (c.visibility != Visibility::visible && !options_.include_hidden) {
@@ -384,7 +462,7 @@ void Grading::grade_correctness(const CorrectnessItem& item, TestResult& test) {
         }
       }
       if (result.verdict == Verdict::passed) {
-        Worker& cand = candidate();
+        Worker& cand = candidate_for(item);
         if (!candidate_ready) {
           candidate_ready = cand.alive() && cand.setup(params, seed, supplied, judge_timeout());
           if (!candidate_ready && cand.failure().verdict == Verdict::passed) candidate_ready = false;
@@ -410,7 +488,7 @@ void Grading::grade_correctness(const CorrectnessItem& item, TestResult& test) {
             result.details = check.summary;
           }
         }
-        retire_candidate_if_dead();
+        retire_if_dead(item);
       }
       if (result.verdict != Verdict::passed && first_failure == Verdict::passed) {
         first_failure = result.verdict;
@@ -425,6 +503,11 @@ void Grading::grade_correctness(const CorrectnessItem& item, TestResult& test) {
 
   test.verdict = first_failure;
   test.details = first_failure == Verdict::passed ? std::to_string(graded) + " runs passed" : first_details;
+  if (!item.build_flags.empty() && first_failure == Verdict::passed) {
+    test.details += " (built with";
+    for (const auto& flag : item.build_flags) test.details += " " + flag;
+    test.details += ")";
+  }
   test.score = first_failure == Verdict::passed ? item.points : 0;
   if (graded == 0 && first_failure == Verdict::passed) {
     test.verdict = Verdict::not_run;
@@ -802,6 +885,11 @@ void Grading::run() {
     candidate_->quit();
     harvest_output(*candidate_);
   }
+  for (auto& [flags, built] : flag_builds_)
+    if (built.worker) {
+      built.worker->quit();
+      harvest_output(*built.worker);
+    }
   if (judge_) judge_->quit();
   report_.sanitizer_tool = options_.sanitize;
   report_.score = 0;

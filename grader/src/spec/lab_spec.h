@@ -77,6 +77,10 @@ struct CorrectnessItem {
   std::vector<std::string> variants;  // the harness's implementation names
   std::vector<CaseSpec> cases;
   std::optional<Tolerance> tolerance;
+  // Compiler flags added after [build] flags for the student's files, for this item's cases only: the
+  // grader builds the submission once more and runs these cases in that build (lab3: -O0, where every
+  // shared variable lives in memory, so a data race the optimiser happens to hide still shows).
+  std::vector<std::string> build_flags;
   SourcePosition where;
 };
 

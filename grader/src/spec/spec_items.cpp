@@ -205,6 +205,7 @@ CorrectnessItem read_correctness_item(const SpecTable& table, const Tolerance& l
 
   item.tolerance = read_optional_tolerance(table, lab_tolerance);
   const Tolerance& case_default = item.tolerance ? *item.tolerance : lab_tolerance;
+  if (auto flags = table.optional("build_flags")) item.build_flags = flags->as_strings();
 
   UniqueNames case_names("case of '" + item.name + "'");
   const SpecField cases = table.required("cases");

@@ -54,6 +54,7 @@ const std::vector<std::string>& known_spec_keys() {
       "correctness[].name",
       "correctness[].points",
       "correctness[].variants",
+      "correctness[].build_flags",
       "correctness[].tolerance",
       "correctness[].tolerance.rtol",
       "correctness[].tolerance.atol",

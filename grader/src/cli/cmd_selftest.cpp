@@ -1,6 +1,7 @@
 // grader selftest [LAB]: proves a lab sound on this machine. The reference must earn full marks; the
 // skeleton must build and run and earn no performance points; a reference that clears the top tier by
-// less than a safety margin is a warning (noise on another day could cost a correct student points).
+// less than a safety margin is a warning (noise on another day could cost a correct student points). A reference
+// short of full marks only on timed items is graded a second time before that counts as a failure.
 #include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -38,6 +39,25 @@ double performance_points(const Report& report) {
   return points;
 }
 
+// "item: verdict: details" for every test of the report short of its full points.
+std::vector<std::string> shortfalls(const Report& report) {
+  std::vector<std::string> lines;
+  for (const auto& test : report.tests)
+    if (test.score + 1e-9 < test.max_score)
+      lines.push_back(test.name + ": " + std::string(info(test.verdict).label) + ": " + test.details);
+  return lines;
+}
+
+// True when every point the report misses is a timed item that passed but measured below full marks: the
+// only kind of shortfall that noise can cause.
+bool only_timing_shortfalls(const Report& report) {
+  if (report.verdict != Verdict::passed) return false;
+  for (const auto& test : report.tests)
+    if (test.score + 1e-9 < test.max_score && (test.kind != TestKind::performance || test.verdict != Verdict::passed))
+      return false;
+  return true;
+}
+
 LabVerdict selftest_lab(const Environment& env, const LabSpec& spec, bool verbose) {
   LabVerdict verdict;
   verdict.lab = spec.name();
@@ -59,9 +79,23 @@ LabVerdict selftest_lab(const Environment& env, const LabSpec& spec, bool verbos
 
   options.submission = env.root / "reference" / spec.name();
   options.seed = fresh_seed();
-  const Report reference = grade_submission(env, spec, options);
-  verdict.reference_score = reference.score;
+  Report reference = grade_submission(env, spec, options);
   verdict.seconds += reference.wall_seconds;
+  // A reference that is correct everywhere but short of full marks on a timed item may have met a moment of
+  // noise (another program, a neighbour on a shared host). One more grading tells a noisy moment from a lab
+  // whose thresholds are out of reach here: the second must earn full marks, and the first is still named.
+  if (reference.score + 1e-9 < spec.max_score() && only_timing_shortfalls(reference)) {
+    const std::vector<std::string> first_shortfalls = shortfalls(reference);
+    options.seed = fresh_seed();
+    Report second = grade_submission(env, spec, options);
+    verdict.seconds += second.wall_seconds;
+    if (second.score + 1e-9 >= spec.max_score())
+      for (const auto& shortfall : first_shortfalls)
+        verdict.warnings.push_back("the first grading of the reference fell short, a second earned full marks: " +
+                                   shortfall + " (timings here vary: grade on a quieter machine, or widen the margin)");
+    reference = std::move(second);
+  }
+  verdict.reference_score = reference.score;
   if (reference.verdict == Verdict::not_run) {
     // No GPU here: still prove the skeleton builds against the same header, then report the lab as not run.
     options.submission = env.root / "skeletons" / spec.name();
@@ -74,9 +108,7 @@ LabVerdict selftest_lab(const Environment& env, const LabSpec& spec, bool verbos
   }
   if (reference.score + 1e-9 < spec.max_score()) {
     problem("the reference earns " + std::to_string(reference.score) + " of " + std::to_string(spec.max_score()));
-    for (const auto& test : reference.tests)
-      if (test.score + 1e-9 < test.max_score)
-        problem("  reference: " + test.name + ": " + std::string(info(test.verdict).label) + ": " + test.details);
+    for (const auto& shortfall : shortfalls(reference)) problem("  reference: " + shortfall);
     if (!reference.verdict_details.empty()) problem("  " + reference.verdict_details);
   }
   for (const auto& test : reference.tests) {

@@ -507,6 +507,11 @@ def check_release_structure(source_root, release, released):
         for item in shipped.get("performance", []):
             check(visibility(item) not in WITHHELD, "%s still has the hidden item %r" % (name, item["name"]))
         check(visible_outline(shipped) == visible_outline(original), "%s lost or changed a visible case" % name)
+        hidden = sum(visibility(c) in WITHHELD for item in original.get("correctness", []) for c in item["cases"])
+        hidden += sum(visibility(p) in WITHHELD for p in original.get("performance", []))
+        check(shipped["lab"].get("withheld", 0) == hidden,
+              "%s records withheld = %r, the course's file has %d hidden cases and items" %
+              (name, shipped["lab"].get("withheld"), hidden))
 
 
 def release_of(grader, root, out, *extra):
@@ -557,7 +562,17 @@ def check_release(grader, args):
         report = graded.json()
         check(os.path.realpath(report["submission"]).startswith(os.path.realpath(release)),
               "the release's grader graded %s, not the release's skeleton" % report["submission"])
-        check(report["hidden_not_run"] == 0, "the release still has hidden cases (hidden_not_run %r)" % report["hidden_not_run"])
+        # The hidden cases are gone, but the student is still told how many the staff grade with (lab.withheld).
+        lab1 = load_toml(os.path.join(args.root, "labs", "lab1-matvec", "lab.toml"))
+        withheld = sum(visibility(c) in WITHHELD for item in lab1["correctness"] for c in item["cases"])
+        withheld += sum(visibility(p) in WITHHELD for p in lab1.get("performance", []))
+        check(withheld > 0, "lab1 has no hidden case to count")
+        check(report["hidden_not_run"] == withheld,
+              "the release's lab1 report counts %r hidden cases and items, the course's lab1 has %d" %
+              (report["hidden_not_run"], withheld))
+        graded = {c["name"] for t in report["tests"] for c in t.get("cases", [])}
+        hidden_names = {c["name"] for item in lab1["correctness"] for c in item["cases"] if visibility(c) in WITHHELD}
+        check(not graded & hidden_names, "the release graded hidden cases: %r" % sorted(graded & hidden_names))
 
 
 def check_release_options(grader, args):

@@ -177,6 +177,7 @@ tiers = [ { at = 1.5, points = 0 }, { at = 3, points = 10 } ]
   const LabSpec spec = lab.parse(stripped.text);
   REQUIRE(spec.performance.size() == 1);
   CHECK(spec.performance[0].name == "public size");
+  CHECK(spec.withheld == 1);  // the student's report still counts the hidden benchmark
 }
 
 TEST_CASE("a hidden benchmark written with sub-tables goes whole, and so does the last table of the file") {
@@ -236,6 +237,10 @@ cases = [
   const LabSpec spec = lab.parse(stripped.text);
   REQUIRE(spec.correctness.size() == 1);
   CHECK(spec.correctness[0].name == "fast");
+  // Counted as the course repository's report counts it: by its cases, not the item they were in.
+  CHECK(stripped.withheld == 2);
+  CHECK(spec.withheld == 2);
+  CHECK(contains(stripped.text, "[lab]\n# How many hidden cases"));
 }
 
 TEST_CASE("a visible benchmark that requires an item the release removes is refused at its line") {

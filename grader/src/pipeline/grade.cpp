@@ -846,6 +846,12 @@ void Grading::run() {
   if (calibration_) attach_calibration(report_.machine, *calibration_);
 
   prepare_workdir();
+  // A student release holds no hidden cases, only their number: the report still says how many there are.
+  if (!options_.include_hidden) report_.hidden_tests_skipped += spec_.withheld;
+  else if (spec_.withheld > 0)
+    report_.warnings.push_back("this lab.toml is a student release: " + std::to_string(spec_.withheld) +
+                               " hidden case(s) or item(s) are not in it, so --hidden cannot run them; grade "
+                               "from the course repository");
   // Every item appears in the report, even when the submission never got as far as running it.
   for (const auto& item : spec_.correctness)
     report_.tests.push_back({item.name, TestKind::correctness, Verdict::not_run, 0, item.points, "", Visibility::visible, {}, {}});

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <sstream>
 
 #include <toml++/toml.h>
 
@@ -218,6 +219,27 @@ std::vector<std::string> visible_outline(const LabSpec& spec) {
   return outline;
 }
 
+// `text` with `withheld = <count>` as the first key of its [lab] table (added to a count the file may already
+// hold: a release of a release).
+std::string with_withheld_count(const std::string& text, int count, const LabSpec& spec) {
+  std::istringstream lines(text);
+  std::string out, line;
+  bool placed = false;
+  while (std::getline(lines, line)) {
+    if (spec.withheld > 0 && std::string_view(line).starts_with("withheld")) continue;  // replaced below
+    out += line + "\n";
+    if (placed) continue;
+    const auto first = line.find_first_not_of(" \t");
+    if (first != std::string::npos && line.compare(first, 5, "[lab]") == 0) {
+      out += "# How many hidden cases and items the staff grade with, so your report can say so (grader release).\n";
+      out += "withheld = " + std::to_string(count + spec.withheld) + "\n";
+      placed = true;
+    }
+  }
+  if (!placed) throw ReleaseError(spec.file.string() + ": no [lab] table header to record the hidden cases' count under");
+  return out;
+}
+
 }  // namespace
 
 StrippedSpec strip_hidden(std::string_view text, const LabSpec& spec) {
@@ -275,7 +297,12 @@ StrippedSpec strip_hidden(std::string_view text, const LabSpec& spec) {
                              " hidden case(s) and " + std::to_string(result.items_removed) +
                              " hidden item(s) of this lab are graded when\n"
                              "# the course staff grade, and are not in this file.\n";
-  result.text = cutter.render(header);
+  // What a student's run in the staff repository would have counted as not run here: each hidden case, and
+  // each hidden benchmark (a correctness item cut whole counts by its cases).
+  int hidden_benchmarks = 0;
+  for (const auto& item : spec.performance) hidden_benchmarks += withheld_from_students(item.visibility) ? 1 : 0;
+  result.withheld = result.cases_removed + hidden_benchmarks;
+  result.text = with_withheld_count(cutter.render(header), result.withheld, spec);
 
   // Proof: the grader reads the new file, which holds every visible case and benchmark and nothing hidden.
   LabSpec stripped;
@@ -292,6 +319,8 @@ StrippedSpec strip_hidden(std::string_view text, const LabSpec& spec) {
   for (const auto& item : stripped.performance)
     if (withheld_from_students(item.visibility))
       throw ReleaseError(to_string(item.where) + ": hidden item '" + item.name + "' is still there after the cut");
+  if (stripped.withheld != result.withheld + spec.withheld)
+    throw ReleaseError(spec.file.string() + ": the released file does not record how many hidden cases it lost");
   if (visible_outline(stripped) != visible_outline(spec))
     throw ReleaseError(spec.file.string() + ": cutting the hidden cases out lost or changed a visible one");
   return result;

@@ -46,6 +46,7 @@ struct StrippedSpec {
   std::string text;                       // the new lab.toml; the original text when nothing was hidden
   int cases_removed = 0;                  // hidden cases, those of removed items included
   int items_removed = 0;                  // hidden benchmarks and correctness items whose cases were all hidden
+  int withheld = 0;                       // what the new file's `lab.withheld` adds: hidden cases + benchmarks
   std::vector<std::string> hidden_names;  // the names of everything removed, cases and items
 };
 

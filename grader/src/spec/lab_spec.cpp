@@ -88,6 +88,7 @@ void read_lab_section(const SpecTable& root, const std::filesystem::path& path, 
 
   spec.title = lab.required("title").as_nonempty_string();
   if (auto gpu = lab.optional("gpu")) spec.gpu = gpu->as_bool();
+  if (auto withheld = lab.optional("withheld")) spec.withheld = withheld->as_int_at_least(0);
 
   // `grader lab3` and `grader openmp` find labs/lab3-openmp by its name, so the name must agree with the file.
   const std::string directory = directory_name(path);

@@ -170,6 +170,9 @@ struct LabSpec {
   std::string slug;   // "matvec"
   std::string title;
   bool gpu = false;
+  // Hidden cases and benchmarks that `grader release` cut out of this copy of lab.toml: a student's report
+  // still says how many the staff grade with. 0 in the staff repository, where they are all present.
+  int withheld = 0;
   std::filesystem::path dir;  // the lab's directory; its name is "<id>-<slug>"
   std::filesystem::path file;  // the lab.toml it came from
   BuildSpec build;

@@ -15,6 +15,7 @@ const std::vector<std::string>& known_spec_keys() {
       "lab.slug",
       "lab.title",
       "lab.gpu",
+      "lab.withheld",
 
       "build",
       "build.language",

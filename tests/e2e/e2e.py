@@ -5,10 +5,13 @@
     python3 e2e.py --grader build/bin/grader --root . cli-list
 
 `submission NAME` grades tests/submissions/lab1/NAME and compares the report with what that submission's
-comment promises (the EXPECTED table below); every other check drives one CLI command. A check prints what
-it ran and, on failure, why, then exits 1. Python's standard library only: no pip packages.
+comment promises (the EXPECTED table below); `trust-*` grade the test-only lab tests/labs/lab90-trust, whose
+submissions get past the link policy to the run-time defences; `lab5-side-stream` grades GPU work hidden on a
+side stream; every other check drives one CLI command. A check prints what it ran and, on failure, why, then
+exits 1. Python's standard library only: no pip packages.
 """
 import argparse
+import contextlib
 import json
 import os
 import re
@@ -278,6 +281,174 @@ def check_slow_but_correct(grader, args):
     check(report["score"] == sum(LAB1_POINTS.values()), "score %r, expected %r" % (report["score"], sum(LAB1_POINTS.values())))
 
 
+# --- run-time defences: the test-only lab tests/labs/lab90-trust --------------------------------------------
+#
+# lab90 lets threads through the link policy, so its submissions (tests/submissions/lab90-trust/) reach what only
+# run time can check: threads still running and outputs still changing after a timed call, and reported times
+# that the grader's own clock contradicts. It is graded in a temporary root holding that lab alone. What --root
+# needs for `grade --submission`: labs/<lab>/ and the lab kit (grader/labkit/, which the harness is built
+# against); skeletons/, reference/ and datasets/ only serve the default submission, selftest and dataset cases,
+# which lab90 does not use.
+
+TRUST_LAB = "lab90-trust"
+TRUST_CORRECTNESS = {"eval": 10}
+TRUST_HONEST, TRUST_LYING = "honest timing", "lying harness"
+TRUST_PERFORMANCE = {TRUST_HONEST: 10, TRUST_LYING: 10}
+# What grade.cpp's measure() says when a timed call left work behind (the lab kit's outputs_changed, busy_threads).
+BACKGROUND_WORK = r"outputs changed after the timed call had returned|thread\(s\) of the submission were still running"
+# What its cross_check_times() says when the reported times disagree with the grader's outside timing.
+OUTSIDE_TIMING = r"reported [\d.]+ ms per call, but the grader measured [\d.]+ ms per call from outside"
+
+
+@contextlib.contextmanager
+def trust_root(args):
+    temp = tempfile.mkdtemp(prefix="e2e-trust-")
+    try:
+        shutil.copytree(os.path.join(args.root, "tests", "labs", TRUST_LAB), os.path.join(temp, "labs", TRUST_LAB))
+        shutil.copytree(os.path.join(args.root, "grader", "labkit"), os.path.join(temp, "grader", "labkit"))
+        yield temp
+    finally:
+        shutil.rmtree(temp, ignore_errors=True)
+
+
+def grade_trust(grader, args, name):
+    """Grades tests/submissions/lab90-trust/NAME in full (timing included); its correctness must pass, so that
+    every performance item is measured rather than skipped."""
+    submission = os.path.join(args.root, "tests", "submissions", TRUST_LAB, name)
+    check(os.path.isdir(submission), "no submission directory %s" % submission)
+    with trust_root(args) as root:
+        run = grader.run("grade", "lab90", "--submission", submission, "--format", "json", root=root)
+    report = run.json()
+    print("seed %s: replay with --seed %s" % (report.get("seed"), report.get("seed")))
+    check(report.get("lab") == "lab90", "lab is %r" % report.get("lab"))
+    check(report["status"] == "passed", "status %r (%s), expected passed: the submission must run to be timed" % (
+        report["status"], report.get("status_details")))
+    tests = tests_by_name(report)
+    check(set(tests) == set(TRUST_CORRECTNESS) | set(TRUST_PERFORMANCE), "tests %r, expected lab90's items" % sorted(tests))
+    for item, points in TRUST_CORRECTNESS.items():
+        test = tests[item]
+        check(test["status"] == "passed" and test["score"] == points,
+              "item %r is %r with %r points (%s), expected passed with %r" % (item, test["status"], test["score"],
+                                                                            test["details"], points))
+    return run, report, tests
+
+
+def check_trust_background_thread(grader, args):
+    """A submission that hands the timed work to a detached thread and returns at once: caught at run time (the
+    outputs still change, or its thread still runs, after the call returned): SUSPECT, no performance points."""
+    run, report, tests = grade_trust(grader, args, "background_thread")
+    for item in TRUST_PERFORMANCE:
+        test = tests[item]
+        check(test["status"] == "suspect", "performance item %r is %r (%s), expected suspect" % (
+            item, test["status"], test["details"]))
+        check(re.search(BACKGROUND_WORK, test["details"]), "performance item %r: details %r do not name work left "
+              "running after the call (%r)" % (item, test["details"], BACKGROUND_WORK))
+        check(test["score"] == 0, "performance item %r scores %r, expected 0" % (item, test["score"]))
+    check(report["score"] == sum(TRUST_CORRECTNESS.values()), "score %r, expected the correctness points only" % report["score"])
+    check(run.code == GRADED_FAILURES, "exit code %d, expected %d" % (run.code, GRADED_FAILURES))
+
+
+def check_trust_lying_harness(grader, args):
+    """The honest submission: its honest item is graded normally (none of the run-time checks flags plain code),
+    while in the same run the item whose harness reports a tenth of the time is caught by the grader's outside
+    timing: SUSPECT, no points."""
+    run, report, tests = grade_trust(grader, args, "honest")
+    honest = tests[TRUST_HONEST]
+    check(honest["status"] == "passed" and honest["score"] == TRUST_PERFORMANCE[TRUST_HONEST],
+          "item %r is %r with %r points (%s), expected passed with full points" % (
+              TRUST_HONEST, honest["status"], honest["score"], honest["details"]))
+    m = honest.get("measurement")
+    check(m is not None and m["candidate"]["median_s"] > 0 and m["baseline"]["median_s"] > 0,
+          "item %r has no timings: %r" % (TRUST_HONEST, m))
+
+    lying = tests[TRUST_LYING]
+    check(lying["status"] == "suspect", "item %r is %r (%s), expected suspect" % (TRUST_LYING, lying["status"], lying["details"]))
+    check(re.search(OUTSIDE_TIMING, lying["details"]), "item %r: details %r are not the outside timing's (%r)" % (
+        TRUST_LYING, lying["details"], OUTSIDE_TIMING))
+    check(lying["score"] == 0, "item %r scores %r, expected 0" % (TRUST_LYING, lying["score"]))
+    # The lie was in force: the same code on the same inputs, reported several times faster than its baseline.
+    m = lying.get("measurement")
+    check(m is not None and 0 < m["candidate"]["median_s"] < m["baseline"]["median_s"] / 3,
+          "item %r: the reported times %r do not show the harness's lie" % (TRUST_LYING, m))
+    check(report["score"] == sum(TRUST_CORRECTNESS.values()) + TRUST_PERFORMANCE[TRUST_HONEST],
+          "score %r, expected the correctness points and the honest item's" % report["score"])
+    check(run.code == GRADED_FAILURES, "exit code %d, expected %d" % (run.code, GRADED_FAILURES))
+
+
+# --- GPU work on a side stream (tests/submissions/lab5/side_stream) ------------------------------------------
+#
+# Its kernel runs on a non-blocking stream it creates, and it returns without waiting. lab5 refuses creating
+# streams at the link policy (the end of a timed call is an event on the legacy default stream, which a
+# non-blocking stream runs past: labkit/cuda.h), so today no timing is reached. `refused` checks that refusal,
+# which needs nvcc but no GPU; `timed` grades in full on a GPU and checks the outcome, whatever stops the
+# submission: no performance item credited with a speed it did not have.
+
+# How much faster than the reference solution a timing may be before it is not believed. GPU timings are steady
+# (lab5's target noise is 2%), and this submission's kernels are plainer than the reference's.
+GPU_NOISE = 0.25
+
+
+def no_gpu_reason():
+    """Why this machine cannot run CUDA code, or None when it can (the grader asks nvidia-smi too)."""
+    smi = shutil.which("nvidia-smi")
+    if not smi:
+        return "no CUDA GPU on this machine (no nvidia-smi)"
+    completed = subprocess.run([smi, "--query-gpu=name", "--format=csv,noheader"], capture_output=True, text=True,
+                               timeout=60)
+    if completed.returncode != 0 or not completed.stdout.strip():
+        return "no CUDA GPU on this machine (nvidia-smi: %s)" % (completed.stdout + completed.stderr).strip()[:200]
+    return None
+
+
+def check_lab5_side_stream(grader, args):
+    check(args.name in ("refused", "timed"), "lab5-side-stream takes 'refused' or 'timed', not %r" % args.name)
+    timed = args.name == "timed"
+    if timed:
+        reason = no_gpu_reason()
+        if reason:
+            raise Skip(reason)
+    submission = os.path.join(args.root, "tests", "submissions", "lab5", "side_stream")
+    check(os.path.isdir(submission), "no submission directory %s" % submission)
+    run = grader.run("grade", "lab5", "--submission", submission, "--format", "json", *([] if timed else ["--quick"]))
+    if run.code == ENVIRONMENT:
+        raise Skip("the grader cannot build a CUDA lab here: %s" % run.stderr.strip()[-300:])
+    report = run.json()
+    print("seed %s" % report.get("seed"))
+    check(report.get("lab") == "lab5", "lab is %r" % report.get("lab"))
+    performance = [t for t in report["tests"] if t["kind"] == "performance"]
+    check(performance, "the report lists no performance items")
+
+    if report["status"] == "policy_refused":
+        check(run.code == GRADED_FAILURES, "exit code %d, expected %d" % (run.code, GRADED_FAILURES))
+        check(re.search(r"cudaStreamCreateWithFlags", report["status_details"]),
+              "refused, but not for creating a stream: %r" % report["status_details"])
+        for test in report["tests"]:
+            check(test["status"] == "policy_refused" and test["score"] == 0,
+                  "test %r is %r with %r points after a refusal" % (test["name"], test["status"], test["score"]))
+        return
+    # Past the policy (lab5's [policy] no longer forbids cudaStreamCreate*): the timing must give it away.
+    check(timed, "status %r (%s): lab5 no longer refuses a submission that creates a stream; grade it on a GPU "
+          "(e2e.lab5.side_stream) to see what its timing earns" % (report["status"], report["status_details"]))
+    reference = os.path.join(args.root, "reference", "lab5-gemv-warps")
+    honest = {}
+    if any(t["score"] > 0 for t in performance) and os.path.isdir(reference):
+        yardstick = grader.run("grade", "lab5", "--submission", reference, "--format", "json")
+        honest = {t["name"]: t["measurement"]["candidate"]["median_s"] for t in yardstick.json()["tests"]
+                  if t["kind"] == "performance" and t.get("measurement")}
+    for test in performance:
+        if test["score"] == 0:
+            continue  # suspect, or short of the tiers: nothing credited
+        m = test.get("measurement")
+        check(m is not None, "item %r earns %r points without a measurement" % (test["name"], test["score"]))
+        check(m["roofline_fraction"] <= 1.05, "item %r earns %r points at %.2f of the roofline" % (
+            test["name"], test["score"], m["roofline_fraction"]))
+        if test["name"] in honest:
+            check(m["candidate"]["median_s"] >= (1 - GPU_NOISE) * honest[test["name"]],
+                  "item %r earns %r points at %.1f us per call, faster than the reference solution's %.1f us: the "
+                  "side stream ran past the clock" % (test["name"], test["score"], 1e6 * m["candidate"]["median_s"],
+                                                     1e6 * honest[test["name"]]))
+
+
 def check_list(grader, args):
     run = grader.run("list")
     check(run.code == ALL_PASSED, "exit code %d" % run.code)
@@ -469,6 +640,9 @@ CHECKS = {
     "submission": check_submission,
     "slow-but-correct": check_slow_but_correct,
     "caches-results": check_caches_results,
+    "trust-background-thread": check_trust_background_thread,
+    "trust-lying-harness": check_trust_lying_harness,
+    "lab5-side-stream": check_lab5_side_stream,
     "cli-list": check_list,
     "cli-list-memcheck": check_list_memcheck,
     "cli-unknown-lab": check_unknown_lab,

@@ -1,0 +1,61 @@
+// harness.cpp: lab90-trust's problem for the lab kit (see trust.h for what the lab is for). Builds x (n) from the
+// case's seed, calls trust_eval and hands y back. Linked with a test submission (the candidate) and with
+// baseline.cpp (the judge). Two things no real lab's harness does, both for the tests:
+//
+//   - `lie = 1` in a case's or benchmark's parameters makes time_once() report a tenth of the time it measured:
+//     a harness built to lie, standing in for a submission that fooled the timer it shares its process with.
+//     Only the grader's outside timing (cross_check_times in grader/src/pipeline/grade.cpp) can catch that.
+//   - x and y are never freed. Submissions of this lab leave threads running on them after the call returns;
+//     freed under such a thread, they would crash the worker at the next setup and hide the verdict under test.
+#include <labkit/labkit.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "trust.h"
+
+namespace {
+
+// A vector that lives as long as the worker process. A worker sets up a handful of problems, so the leak is a
+// few tens of MB at most.
+std::vector<double>& kept_vector() { return *new std::vector<double>(); }
+
+struct Trust : labkit::Problem {
+  std::int64_t n = 0;
+  bool lie = false;
+  std::vector<double>& x = kept_vector();
+  std::vector<double>& y = kept_vector();
+
+  std::vector<std::string> variants() const override { return {"eval"}; }
+
+  void setup(labkit::Case& c) override {
+    n = c.params.integer("n");
+    lie = c.params.integer("lie", 0) != 0;
+    if (n < 1) throw labkit::Error("lab90 needs n >= 1, got n=" + std::to_string(n));
+    c.input("x", x, {n}, -1.0, 1.0);
+    y.resize(static_cast<std::size_t>(n));
+  }
+
+  void poison() override { labkit::poison(y); }
+
+  void run(std::string_view variant) override {
+    if (variant != "eval") throw labkit::Error("lab90 has no variant '" + std::string(variant) + "' (eval)");
+    trust_eval(x.data(), y.data(), n);
+  }
+
+  // The lie is a tenth, not a little: the grader's outside check tolerates noise (it flags only a reported time
+  // under half of what it saw, and a difference over 5 ms across its runs), and this must be caught on a busy
+  // machine every time.
+  double time_once(std::string_view variant) override {
+    const double measured = labkit::Problem::time_once(variant);
+    return lie ? measured / 10 : measured;
+  }
+
+  std::vector<labkit::ArrayRef> inputs() override { return {labkit::ref("x", x, {n})}; }
+  std::vector<labkit::ArrayRef> outputs() override { return {labkit::ref("y", y, {n})}; }
+};
+
+}  // namespace
+
+LABKIT_PROBLEM(Trust)

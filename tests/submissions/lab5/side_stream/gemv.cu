@@ -1,0 +1,64 @@
+// Threat: GPU work hidden on a side stream. gemv_best launches its kernel on a non-blocking stream of its own and
+// returns without waiting. The lab kit ends a timed call with an event on the legacy default stream
+// (labkit/cuda.h, CudaProblem::time_once), which waits for every blocking stream but not for a non-blocking one:
+// the kernel would run on past the clock and the call would look almost free. lab5 therefore forbids creating
+// streams ([policy] forbid in its lab.toml), and the grader reads that off the object before anything runs, GPU
+// or no GPU. The other three functions are plain, correct kernels on the default stream.
+// Expected verdict: policy_refused naming cudaStreamCreateWithFlags; 0 points everywhere, never a speed it did
+// not have (tests/e2e/e2e.py, lab5-side-stream).
+#include <cstdint>
+
+#include "gemv.h"
+
+namespace {
+
+__global__ void thread_per_row_kernel(const double* A, const double* x, double* y, std::int64_t m, std::int64_t n) {
+  const std::int64_t row = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
+  if (row >= m) return;
+  double sum = 0;
+  for (std::int64_t j = 0; j < n; ++j) sum += A[row * n + j] * x[j];
+  y[row] = sum;
+}
+
+// One block of `blockDim.x` threads (a multiple of 32) per row: each warp reduces with shuffles, then the warps
+// combine through shared memory.
+__global__ void block_per_row_kernel(const double* A, const double* x, double* y, std::int64_t n) {
+  __shared__ double warp_sums[32];
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, warps = blockDim.x / 32;
+  const double* a = A + blockIdx.x * n;
+  double sum = 0;
+  for (std::int64_t j = threadIdx.x; j < n; j += blockDim.x) sum += a[j] * x[j];
+  for (int offset = 16; offset > 0; offset >>= 1) sum += __shfl_down_sync(0xffffffffu, sum, offset);
+  if (lane == 0) warp_sums[warp] = sum;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    double total = 0;
+    for (int w = 0; w < warps; ++w) total += warp_sums[w];
+    y[blockIdx.x] = total;
+  }
+}
+
+}  // namespace
+
+void gemv_thread_per_row(const double* A, const double* x, double* y, std::int64_t m, std::int64_t n) {
+  constexpr int block = 256;
+  thread_per_row_kernel<<<static_cast<unsigned>((m + block - 1) / block), block>>>(A, x, y, m, n);
+}
+
+void gemv_warp_per_row(const double* A, const double* x, double* y, std::int64_t m, std::int64_t n) {
+  block_per_row_kernel<<<static_cast<unsigned>(m), 32>>>(A, x, y, n);
+}
+
+void gemv_warps_per_row(const double* A, const double* x, double* y, std::int64_t m, std::int64_t n,
+                        int warps_per_row) {
+  block_per_row_kernel<<<static_cast<unsigned>(m), 32 * warps_per_row>>>(A, x, y, n);
+}
+
+void gemv_best(const double* A, const double* x, double* y, std::int64_t m, std::int64_t n, double*) {
+  static cudaStream_t side = [] {
+    cudaStream_t stream = nullptr;
+    cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
+    return stream;
+  }();
+  block_per_row_kernel<<<static_cast<unsigned>(m), 256, 0, side>>>(A, x, y, n);
+}

@@ -377,15 +377,15 @@ def check_trust_lying_harness(grader, args):
 
 # --- GPU work on a side stream (tests/submissions/lab5/side_stream) ------------------------------------------
 #
-# Its kernel runs on a non-blocking stream it creates, and it returns without waiting. lab5 refuses creating
-# streams at the link policy (the end of a timed call is an event on the legacy default stream, which a
-# non-blocking stream runs past: labkit/cuda.h), so today no timing is reached. `refused` checks that refusal,
-# which needs nvcc but no GPU; `timed` grades in full on a GPU and checks the outcome, whatever stops the
-# submission: no performance item credited with a speed it did not have.
+# Its kernel runs on a non-blocking stream it creates, and it returns without waiting. Two defences, one test
+# each: lab5 refuses creating streams at the link policy (`refused`: needs nvcc, no GPU); and behind it, the
+# lab kit reads a timed call's outputs before it synchronises the whole device (labkit/cuda.h), so work still
+# running on a stream of its own shows as outputs that changed after the call returned (`timed`: on a GPU, in a
+# temporary root whose copy of lab5 lets stream creation through the policy). Either way no performance item
+# may be credited with a speed it did not have.
 
-# How much faster than the reference solution a timing may be before it is not believed. GPU timings are steady
-# (lab5's target noise is 2%), and this submission's kernels are plainer than the reference's.
-GPU_NOISE = 0.25
+LAB5 = "lab5-gemv-warps"
+STREAM_REFUSAL = '"cudaStreamCreate*", '
 
 
 def no_gpu_reason():
@@ -400,25 +400,34 @@ def no_gpu_reason():
     return None
 
 
+@contextlib.contextmanager
+def lab5_allowing_streams(args):
+    """A root holding lab5 (its datasets and the lab kit too) with stream creation taken out of [policy] forbid."""
+    temp = tempfile.mkdtemp(prefix="e2e-lab5-streams-")
+    try:
+        shutil.copytree(os.path.join(args.root, "labs", LAB5), os.path.join(temp, "labs", LAB5))
+        shutil.copytree(os.path.join(args.root, "datasets", LAB5), os.path.join(temp, "datasets", LAB5))
+        shutil.copytree(os.path.join(args.root, "grader", "labkit"), os.path.join(temp, "grader", "labkit"))
+        toml_path = os.path.join(temp, "labs", LAB5, "lab.toml")
+        text = open(toml_path).read()
+        check(STREAM_REFUSAL in text, "lab5's lab.toml no longer forbids %s; update this test" % STREAM_REFUSAL)
+        open(toml_path, "w").write(text.replace(STREAM_REFUSAL, "", 1))
+        yield temp
+    finally:
+        shutil.rmtree(temp, ignore_errors=True)
+
+
 def check_lab5_side_stream(grader, args):
     check(args.name in ("refused", "timed"), "lab5-side-stream takes 'refused' or 'timed', not %r" % args.name)
-    timed = args.name == "timed"
-    if timed:
-        reason = no_gpu_reason()
-        if reason:
-            raise Skip(reason)
     submission = os.path.join(args.root, "tests", "submissions", "lab5", "side_stream")
     check(os.path.isdir(submission), "no submission directory %s" % submission)
-    run = grader.run("grade", "lab5", "--submission", submission, "--format", "json", *([] if timed else ["--quick"]))
-    if run.code == ENVIRONMENT:
-        raise Skip("the grader cannot build a CUDA lab here: %s" % run.stderr.strip()[-300:])
-    report = run.json()
-    print("seed %s" % report.get("seed"))
-    check(report.get("lab") == "lab5", "lab is %r" % report.get("lab"))
-    performance = [t for t in report["tests"] if t["kind"] == "performance"]
-    check(performance, "the report lists no performance items")
-
-    if report["status"] == "policy_refused":
+    if args.name == "refused":
+        run = grader.run("grade", "lab5", "--submission", submission, "--format", "json", "--quick")
+        if run.code == ENVIRONMENT:
+            raise Skip("the grader cannot build a CUDA lab here: %s" % run.stderr.strip()[-300:])
+        report = run.json()
+        check(report["status"] == "policy_refused", "status %r (%s): lab5 no longer refuses a submission that "
+              "creates a stream" % (report["status"], report.get("status_details")))
         check(run.code == GRADED_FAILURES, "exit code %d, expected %d" % (run.code, GRADED_FAILURES))
         check(re.search(r"cudaStreamCreateWithFlags", report["status_details"]),
               "refused, but not for creating a stream: %r" % report["status_details"])
@@ -426,27 +435,36 @@ def check_lab5_side_stream(grader, args):
             check(test["status"] == "policy_refused" and test["score"] == 0,
                   "test %r is %r with %r points after a refusal" % (test["name"], test["status"], test["score"]))
         return
-    # Past the policy (lab5's [policy] no longer forbids cudaStreamCreate*): the timing must give it away.
-    check(timed, "status %r (%s): lab5 no longer refuses a submission that creates a stream; grade it on a GPU "
-          "(e2e.lab5.side_stream) to see what its timing earns" % (report["status"], report["status_details"]))
-    reference = os.path.join(args.root, "reference", "lab5-gemv-warps")
-    honest = {}
-    if any(t["score"] > 0 for t in performance) and os.path.isdir(reference):
-        yardstick = grader.run("grade", "lab5", "--submission", reference, "--format", "json")
-        honest = {t["name"]: t["measurement"]["candidate"]["median_s"] for t in yardstick.json()["tests"]
-                  if t["kind"] == "performance" and t.get("measurement")}
+
+    reason = no_gpu_reason()
+    if reason:
+        raise Skip(reason)
+    with lab5_allowing_streams(args) as root:
+        run = grader.run("grade", "lab5", "--submission", submission, "--format", "json", root=root)
+    report = run.json()
+    print("seed %s" % report.get("seed"))
+    check(report["status"] == "passed", "past the policy, the submission did not build and run: %r (%s)" %
+          (report["status"], report.get("status_details")))
+    # Correctness is graded after the device is synchronised: the side stream's answers are right.
+    for test in report["tests"]:
+        if test["kind"] == "correctness":
+            check(test["status"] == "passed", "correctness item %r: %r (%s)" % (test["name"], test["status"],
+                                                                                 test.get("details")))
+    performance = [t for t in report["tests"] if t["kind"] == "performance"]
+    check(performance, "the report lists no performance items")
+    caught = 0
     for test in performance:
-        if test["score"] == 0:
-            continue  # suspect, or short of the tiers: nothing credited
-        m = test.get("measurement")
-        check(m is not None, "item %r earns %r points without a measurement" % (test["name"], test["score"]))
-        check(m["roofline_fraction"] <= 1.05, "item %r earns %r points at %.2f of the roofline" % (
-            test["name"], test["score"], m["roofline_fraction"]))
-        if test["name"] in honest:
-            check(m["candidate"]["median_s"] >= (1 - GPU_NOISE) * honest[test["name"]],
-                  "item %r earns %r points at %.1f us per call, faster than the reference solution's %.1f us: the "
-                  "side stream ran past the clock" % (test["name"], test["score"], 1e6 * m["candidate"]["median_s"],
-                                                     1e6 * honest[test["name"]]))
+        m = test.get("measurement") or {}
+        if test["status"] == "suspect" and re.search(BACKGROUND_WORK, test.get("details", "")):
+            check(test["score"] == 0, "item %r is suspect but earns %r points" % (test["name"], test["score"]))
+            caught += 1
+        elif test["score"] > 0:
+            # A call so short that its kernel is done before the outputs are read gains those microseconds at
+            # most; it must still not be credited past the machine's roofline.
+            check(m.get("roofline_fraction", 0) <= 1.05, "item %r earns %r points at %r of the roofline" % (
+                test["name"], test["score"], m.get("roofline_fraction")))
+    print("%d of %d performance items suspect: work left running after the timed call" % (caught, len(performance)))
+    check(caught > 0, "no item was caught: the side stream's work ran past the clock unseen")
 
 
 def check_list(grader, args):

@@ -242,7 +242,8 @@ class CudaProblem : public Problem {
   //   legacy_stream: an event on the legacy default stream right after run() returns. That stream waits for
   //                  all earlier work on every blocking stream, cudaStreamPerThread included, so the event
   //                  fires when everything the call started has finished. Only work on streams created
-  //                  non-blocking escapes it; GPU labs forbid creating streams (lab.toml [policy]).
+  //                  non-blocking escapes it: GPU labs forbid creating streams (lab.toml [policy]), and the
+  //                  outputs are read before the device is synchronised (time_once), so such work is SUSPECT.
   //   after_device_sync: cudaDeviceSynchronize() first, then the event: nothing can escape, but the time also
   //                  holds the host's wake-up and the event's submission (several microseconds).
   enum class EndMark { legacy_stream, after_device_sync };
@@ -260,15 +261,20 @@ class CudaProblem : public Problem {
   // starts.
   void prepare_trial() override {}
 
+  // Returns once the end mark has fired, without synchronising the whole device: the lab kit then reads the
+  // outputs (outputs() copies on the legacy stream, which does not wait for non-blocking streams either), calls
+  // finish() and reads them again. Work a call left running on a stream of its own shows as outputs that
+  // changed after the call returned: SUSPECT.
   double time_once(std::string_view variant) override {
     flusher_.flush();
-    LABKIT_CUDA_CHECK(cudaDeviceSynchronize());  // nothing of earlier calls or of the flush runs on into the trial
+    finish();  // nothing of earlier calls (or the flush) runs on into this trial, and their errors are named
     start_.record();
     run(variant);
     if (end_mark_ == EndMark::after_device_sync) finish();
     stop_.record();
-    finish();
-    return cuda::elapsed_ms(start_, stop_) * 1e-3;
+    const double seconds = cuda::elapsed_ms(start_, stop_) * 1e-3;
+    if (const cudaError_t s = cudaGetLastError(); s != cudaSuccess) cuda::fail(s, "from a launch in the code that ran");
+    return seconds;
   }
 
  protected:

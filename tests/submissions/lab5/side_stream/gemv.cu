@@ -1,11 +1,13 @@
 // Threat: GPU work hidden on a side stream. gemv_best launches its kernel on a non-blocking stream of its own and
 // returns without waiting. The lab kit ends a timed call with an event on the legacy default stream
 // (labkit/cuda.h, CudaProblem::time_once), which waits for every blocking stream but not for a non-blocking one:
-// the kernel would run on past the clock and the call would look almost free. lab5 therefore forbids creating
-// streams ([policy] forbid in its lab.toml), and the grader reads that off the object before anything runs, GPU
-// or no GPU. The other three functions are plain, correct kernels on the default stream.
-// Expected verdict: policy_refused naming cudaStreamCreateWithFlags; 0 points everywhere, never a speed it did
-// not have (tests/e2e/e2e.py, lab5-side-stream).
+// the kernel would run on past the clock and the call would look almost free. Two defences: lab5 forbids
+// creating streams ([policy] forbid in its lab.toml), read off the object before anything runs, GPU or no GPU;
+// and the lab kit reads the outputs of a timed call before it synchronises the device, so work still running
+// shows as outputs that changed after the call returned. The other three functions are plain, correct kernels
+// on the default stream.
+// Expected verdicts (tests/e2e/e2e.py, lab5-side-stream): policy_refused naming cudaStreamCreateWithFlags; in a
+// copy of lab5 that lets streams through, correct answers and SUSPECT timings, never a speed it did not have.
 #include <cstdint>
 
 #include "gemv.h"

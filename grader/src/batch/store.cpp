@@ -1,3 +1,4 @@
+#include "core/unique_name.h"
 #include "batch/store.h"
 
 #include <fcntl.h>
@@ -45,12 +46,8 @@ std::optional<json> read_json(const fs::path& path) {
 }  // namespace
 
 void write_file_atomically(const fs::path& path, const std::string& content) {
-  static std::atomic<unsigned> counter{0};
-  char host[256] = "";
-  ::gethostname(host, sizeof host - 1);
   const fs::path folder = path.parent_path().empty() ? fs::path(".") : path.parent_path();
-  const fs::path temporary = folder / ("." + path.filename().string() + temporary_marker + host + "-" +
-                                       std::to_string(::getpid()) + "-" + std::to_string(counter++));
+  const fs::path temporary = folder / ("." + path.filename().string() + temporary_marker + unique_suffix());
   // O_CLOEXEC: compilers and workers are started from other threads meanwhile; none may inherit this file.
   const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) fail("cannot create", temporary);

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "core/tool.h"
+#include "core/unique_name.h"
 #include "data/sha256.h"
 #include "run/sandbox.h"
 
@@ -156,7 +157,7 @@ LabBuild build_lab(const Environment& env, const LabSpec& spec) {
   // Build in a private directory and rename it into place: graders building the same lab at once
   // (a parallel batch) never see a half-written cache entry.
   fs::create_directories(lab.dir.parent_path());
-  const fs::path staging = lab.dir.string() + ".tmp" + std::to_string(::getpid());
+  const fs::path staging = lab.dir.string() + ".tmp-" + unique_suffix();
   fs::remove_all(staging);
   fs::create_directories(staging);
   fill_object_lists(staging);

@@ -1,3 +1,4 @@
+#include "core/unique_name.h"
 #include "calibrate/calibration.h"
 
 #include <unistd.h>
@@ -130,7 +131,7 @@ Calibration run_calibration(const Environment& env) {
   data["hostname"] = host_name();
   // Write then rename, so a grader reading it never sees half a file.
   const fs::path path = calibration_path(env);
-  const fs::path temporary = path.string() + ".tmp" + std::to_string(::getpid());
+  const fs::path temporary = path.string() + ".tmp-" + unique_suffix();
   std::ofstream(temporary) << data.dump(2) << "\n";
   fs::rename(temporary, path);
   return c;

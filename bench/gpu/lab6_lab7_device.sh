@@ -77,7 +77,7 @@ if [ $bench = 1 ]; then
   [ -n "$b7" ] && step bench-lab7 240 "$b7"
   if [ $ncu = 1 ] && [ -n "$b7" ]; then
     ncu_bin=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
-    step ncu-lab7 120 "$ncu_bin" --kernel-name regex:blocked_kernel --launch-skip 1 --launch-count 1 \
+    step ncu-lab7 120 "$ncu_bin" --kernel-name regex:pipelined_kernel --launch-skip 1 --launch-count 1 \
       --section SpeedOfLight --section WarpStateStats --section SchedulerStats --section ComputeWorkloadAnalysis \
       --section MemoryWorkloadAnalysis --section Occupancy "$b7" --only "04 best"
   fi

@@ -7,17 +7,22 @@
 //   shared       32 x 32               1 element      A and B tiles staged in shared memory
 //   registers    128 x 128             8 x 8          register blocking: each value read from shared memory feeds
 //                                                     8 multiply-adds; A stored transposed so reads are float4
-//   best         128 x 128             8 x 8          + warp tiling (a warp owns a 32 x 64 patch, so its shared-
+//   (double)     128 x 128             8 x 8          + warp tiling (a warp owns a 32 x 64 patch, so its shared-
 //                                                     memory reads are broadcasts and conflict-free float4s),
 //                                                     16-byte global loads, double-buffered shared memory (the
 //                                                     next tile's loads are in flight while this one is computed),
-//                                                     blocks ordered in groups of 8 block rows (L2 reuse)
+//                                                     blocks ordered in groups of 8 block rows (L2 reuse); the
+//                                                     best version until 2026-11-21, kept for the bench
+//   best         128 x 256 (k 16)      16 x 8         + cp.async: global memory copied straight into a 3-stage
+//                                                     shared-memory pipeline, no registers spent on staging, so a
+//                                                     thread holds 128 accumulators (warps of 64 x 64)
 //
-// On an H100 at 4096: naive 5.4 TFLOP/s, shared 8.6, registers 37.6, best 44.0; cuBLAS 51.0 (best = 86% of it).
+// On an H100 at 4096: naive 5.4 TFLOP/s, shared 8.6, registers 37.6, double-buffered 44.0, best 47.0; cuBLAS 51.2
+// (best = 91 to 92% of it; 93 to 95% at 2048).
 //
-// Sizes that are not multiples of the tile take the same kernels with bounds-checked scalar loads and stores
-// (the template flag kChecked): correct everywhere, fast where the shape allows. The tile configuration of
-// sgemm_best comes from bench/gpu/lab7_sgemm_bench.cu on an H100 (see bench/gpu/lab6_lab7_results.md).
+// Sizes that are not multiples of the tile take the same kernels with bounds-checked loads and stores (the template
+// flag kChecked): correct everywhere, fast where the shape allows. The tile configuration of sgemm_best comes from
+// bench/gpu/lab7_sgemm_bench.cu on an H100 (see bench/gpu/lab6_lab7_results.md).
 #include <cstdint>
 
 #include "sgemm.h"
@@ -92,7 +97,7 @@ struct Tiling {
   static_assert(TM % 4 == 0 && TN % 4 == 0,
                 "threads read A and B from shared memory as float4: TM and TN multiples of 4");
   static_assert(BK % 4 == 0, "A is loaded from global memory as float4 along K: BK a multiple of 4");
-  static_assert((BM * BK / 4) % threads == 0 && (BK * BN / 4) % threads == 0,
+  static_assert(a_loads * threads == BM * BK / 4 && b_loads * threads == BK * BN / 4,
                 "every thread loads the same number of float4 of each tile");
   static constexpr int shared_floats = BK * a_stride + BK * BN;  // one stage
 };
@@ -316,6 +321,244 @@ void launch_blocked(const float* A, const float* B, float* C, int M, int N, int 
   kernel<<<grid, T::threads, bytes>>>(A, B, C, M, N, K);
 }
 
+// ---- 5. cp.async pipeline (sgemm_best) --------------------------------------------------------------------------
+//
+// The double-buffered kernel above stages each tile in registers: global load into registers, multiply-adds of the
+// current tile, then store to shared memory. Those registers (a float4 per load) and the stores come out of the same
+// budget as the accumulators. Since sm_80, cp.async copies global memory straight into shared memory without passing
+// through registers, so the copies of several tiles can be in flight at once (kStages shared-memory stages, the
+// copies of tile t + kStages - 1 issued while tile t is computed) and cost a thread one instruction each. With the
+// registers free, a thread can hold 16 x 8 accumulators instead of 8 x 8: each step's 6 float4 reads of shared memory
+// then feed 128 multiply-adds instead of 4 reads 64.
+//
+// cp.async copies bytes as they are, so A cannot be transposed by a float4 load and four stores any more: it is
+// copied one float at a time (4-byte cp.async) into the transposed tile. A warp copies 4 rows x 8 k of A per
+// instruction: in global memory that is 4 full 32-byte sectors, and in shared memory (rows of BM + 4 floats, so k
+// moves 4 banks) the 32 floats land in 32 different banks. B needs no transposing: 16-byte copies.
+// Out-of-range elements (kChecked) are copied with a source size of 0, which fills the destination with zeros.
+__device__ __forceinline__ unsigned shared_address(const void* p) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+
+__device__ __forceinline__ void copy4_async(unsigned dst, const float* src) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(dst), "l"(src) : "memory");
+}
+
+// 4 bytes, or zeros when !in (src is then never read, but must still be a valid address).
+__device__ __forceinline__ void copy4_async(unsigned dst, const float* src, bool in) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(src), "r"(in ? 4 : 0) : "memory");
+}
+
+__device__ __forceinline__ void copy16_async(unsigned dst, const float* src) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src) : "memory");
+}
+
+__device__ __forceinline__ void commit_copies() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+
+// Wait until at most `pending` of this thread's committed groups are still in flight.
+template <int pending>
+__device__ __forceinline__ void wait_copies() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(pending) : "memory");
+}
+
+// Which elements of a tile a thread copies. Fixed for the whole kernel: from tile to tile only the source pointers
+// move, by BK columns of A and BK rows of B, so the loop spends a few additions per tile on addresses (the first
+// version computed them from the thread index for every tile: ~100 instructions per tile, and up to 10% slower).
+//   A: copy (j, h) is row a_row + j * a_rows_apart, k a_k + 8 h; a warp's 32 lanes cover 4 rows x 8 k
+//   B: copy l is row b_row + l * b_rows_apart, columns b_col .. b_col + 3
+template <int BM, int BN, int BK, class T>
+struct CopyPlan {
+  static constexpr int a_rows_apart = 4 * T::warps;
+  static constexpr int a_row_copies = BM / a_rows_apart;  // j
+  static constexpr int a_k_copies = BK / 8;               // h
+  static constexpr int b_rows_apart = T::threads / (BN / 4);
+  static constexpr int b_copies = BK / b_rows_apart;
+  static_assert(BM % 32 == 0 && BK % 8 == 0 && BM % a_rows_apart == 0,
+                "A's copies: whole 4 x 8 chunks, the same number per thread, rows of BM + 4 floats (BM % 32 == 0)");
+  static_assert(T::threads % (BN / 4) == 0 && BK % b_rows_apart == 0,
+                "every thread copies the same number of float4 of B");
+};
+
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int kStages, bool kPrefetch, int kGroup,
+          int kMinBlocks, bool kChecked>
+__global__ void __launch_bounds__(Tiling<BM, BN, BK, WM, WN, TM, TN>::threads, kMinBlocks)
+    pipelined_kernel(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int M, int N,
+                     int K) {
+  using T = Tiling<BM, BN, BK, WM, WN, TM, TN>;
+  using Plan = CopyPlan<BM, BN, BK, T>;
+  static_assert(kStages >= 2, "at least two stages: one being computed, one being copied into");
+  extern __shared__ float4 shared_words[];
+  float* shared = reinterpret_cast<float*>(shared_words);
+  constexpr unsigned stage_bytes = T::shared_floats * sizeof(float);
+
+  int tile_m = blockIdx.y, tile_n = blockIdx.x;
+  if constexpr (kGroup > 0) {  // as in blocked_kernel
+    const int block = blockIdx.y * gridDim.x + blockIdx.x;
+    const int per_group = kGroup * gridDim.x;
+    const int first = (block / per_group) * kGroup;
+    const int rows = min(static_cast<int>(gridDim.y) - first, kGroup);
+    tile_m = first + (block % per_group) % rows;
+    tile_n = (block % per_group) / rows;
+  }
+  const int m0 = tile_m * BM, n0 = tile_n * BN;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int tiles = (K + BK - 1) / BK;
+
+  // The copy plan: this thread's first element of A and of B in the next tile to copy, and where they go in a stage.
+  const int a_row = 4 * warp + lane / 8, a_k = lane % 8;
+  const int b_row = threadIdx.x / (BN / 4), b_col = (threadIdx.x % (BN / 4)) * 4;
+  const float* a_next = A + static_cast<std::int64_t>(kChecked ? 0 : m0 + a_row) * K + (kChecked ? 0 : a_k);
+  const float* b_next = B + static_cast<std::int64_t>(kChecked ? 0 : b_row) * N + (kChecked ? 0 : n0 + b_col);
+  const std::int64_t a_step = static_cast<std::int64_t>(Plan::a_rows_apart) * K;  // floats between rows copied
+  const std::int64_t b_step = static_cast<std::int64_t>(Plan::b_rows_apart) * N;
+  const unsigned a_dst = shared_address(shared) + (a_k * T::a_stride + a_row) * sizeof(float);
+  const unsigned b_dst = shared_address(shared) + (BK * T::a_stride + b_row * BN + b_col) * sizeof(float);
+
+  // Issue the copies of tile t (the next one: tiles are copied in order) into stage s.
+  auto copy_tile = [&](int s, int t) {
+    const unsigned at = a_dst + s * stage_bytes, bt = b_dst + s * stage_bytes;
+    if constexpr (!kChecked) {
+      const float* a = a_next;
+#pragma unroll
+      for (int j = 0; j < Plan::a_row_copies; ++j, a += a_step)
+#pragma unroll
+        for (int h = 0; h < Plan::a_k_copies; ++h)
+          copy4_async(at + (j * Plan::a_rows_apart + 8 * h * T::a_stride) * sizeof(float), a + 8 * h);
+      const float* b = b_next;
+#pragma unroll
+      for (int l = 0; l < Plan::b_copies; ++l, b += b_step)
+        copy16_async(bt + l * Plan::b_rows_apart * BN * sizeof(float), b);
+      a_next += BK;
+      b_next += static_cast<std::int64_t>(BK) * N;
+    } else {
+      // Edges: every element checked, out-of-range ones zero-filled; rows of B need not be 16-byte aligned (N need
+      // not be a multiple of 4), so B goes one float at a time too.
+      const int p0 = t * BK;
+#pragma unroll
+      for (int j = 0; j < Plan::a_row_copies; ++j)
+#pragma unroll
+        for (int h = 0; h < Plan::a_k_copies; ++h) {
+          const int gm = m0 + a_row + j * Plan::a_rows_apart, gp = p0 + a_k + 8 * h;
+          const bool in = gm < M && gp < K;
+          copy4_async(at + (j * Plan::a_rows_apart + 8 * h * T::a_stride) * sizeof(float),
+                      in ? A + static_cast<std::int64_t>(gm) * K + gp : A, in);
+        }
+#pragma unroll
+      for (int l = 0; l < Plan::b_copies; ++l)
+#pragma unroll
+        for (int c = 0; c < 4; ++c) {
+          const int gp = p0 + b_row + l * Plan::b_rows_apart, gn = n0 + b_col + c;
+          const bool in = gp < K && gn < N;
+          copy4_async(bt + (l * Plan::b_rows_apart * BN + c) * sizeof(float),
+                      in ? B + static_cast<std::int64_t>(gp) * N + gn : B, in);
+        }
+    }
+  };
+
+  // The arithmetic on a stage and the store of C are blocked_kernel's, line for line. They are a copy rather than
+  // helpers shared by both kernels: moving them into a shared helper changed blocked_kernel's register allocation
+  // and cost it 5% (44.0 to 41.6 TFLOP/s), on an H100, 2026-11-21.
+  const int warp_m = (warp / (BN / WN)) * WM, warp_n = (warp % (BN / WN)) * WN;
+  const int lane_m = (lane / T::lanes_n) * 4, lane_n = (lane % T::lanes_n) * 4;
+  constexpr int sub_m = TM / 4, sub_n = TN / 4;
+  constexpr int sub_m_step = 4 * T::lanes_m, sub_n_step = 4 * T::lanes_n;
+  float acc[TM][TN] = {};
+  float a_frag[2][TM], b_frag[2][TN];
+
+  auto read_fragments = [&](const float* a_tile, const float* b_tile, int p, int f) {
+#pragma unroll
+    for (int i = 0; i < sub_m; ++i) {
+      const float4 v = *reinterpret_cast<const float4*>(a_tile + p * T::a_stride + warp_m + i * sub_m_step + lane_m);
+      a_frag[f][4 * i + 0] = v.x;
+      a_frag[f][4 * i + 1] = v.y;
+      a_frag[f][4 * i + 2] = v.z;
+      a_frag[f][4 * i + 3] = v.w;
+    }
+#pragma unroll
+    for (int j = 0; j < sub_n; ++j) {
+      const float4 v = *reinterpret_cast<const float4*>(b_tile + p * BN + warp_n + j * sub_n_step + lane_n);
+      b_frag[f][4 * j + 0] = v.x;
+      b_frag[f][4 * j + 1] = v.y;
+      b_frag[f][4 * j + 2] = v.z;
+      b_frag[f][4 * j + 3] = v.w;
+    }
+  };
+
+  auto compute = [&](const float* a_tile, const float* b_tile) {
+    if constexpr (kPrefetch) read_fragments(a_tile, b_tile, 0, 0);
+#pragma unroll
+    for (int p = 0; p < BK; ++p) {
+      const int f = kPrefetch ? p % 2 : 0;
+      if constexpr (kPrefetch) {
+        if (p + 1 < BK) read_fragments(a_tile, b_tile, p + 1, (p + 1) % 2);
+      } else {
+        read_fragments(a_tile, b_tile, p, 0);
+      }
+#pragma unroll
+      for (int i = 0; i < TM; ++i)
+#pragma unroll
+        for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(a_frag[f][i], b_frag[f][j], acc[i][j]);
+    }
+  };
+
+  // Prologue: the first kStages - 1 tiles in flight, one commit group each (empty groups past the last tile keep
+  // the count of groups equal to the count of tiles, which wait_copies relies on).
+#pragma unroll
+  for (int s = 0; s < kStages - 1; ++s) {
+    if (s < tiles) copy_tile(s, s);
+    commit_copies();
+  }
+  int read = 0, write = kStages - 1;  // the stage tile t is in, and the stage tile t + kStages - 1 goes to
+#pragma unroll 1
+  for (int t = 0; t < tiles; ++t) {
+    wait_copies<kStages - 2>();  // this thread's copies of tile t have landed...
+    __syncthreads();             // ...and everyone's; everyone has also finished tile t - 1, whose stage is `write`
+    if (t + kStages - 1 < tiles) copy_tile(write, t + kStages - 1);
+    commit_copies();
+    const float* a_tile = shared + read * T::shared_floats;
+    compute(a_tile, a_tile + BK * T::a_stride);
+    read = read + 1 == kStages ? 0 : read + 1;
+    write = write + 1 == kStages ? 0 : write + 1;
+  }
+
+#pragma unroll
+  for (int i = 0; i < sub_m; ++i) {
+#pragma unroll
+    for (int r = 0; r < 4; ++r) {
+      const int gm = m0 + warp_m + i * sub_m_step + lane_m + r;
+#pragma unroll
+      for (int j = 0; j < sub_n; ++j) {
+        const int gn = n0 + warp_n + j * sub_n_step + lane_n;
+        const float* v = &acc[4 * i + r][4 * j];
+        if constexpr (!kChecked) {
+          *reinterpret_cast<float4*>(C + static_cast<std::int64_t>(gm) * N + gn) = make_float4(v[0], v[1], v[2], v[3]);
+        } else if (gm < M) {
+          float* dst = C + static_cast<std::int64_t>(gm) * N;
+#pragma unroll
+          for (int c = 0; c < 4; ++c)
+            if (gn + c < N) dst[gn + c] = v[c];
+        }
+      }
+    }
+  }
+}
+
+// Pipelined launcher: kStages stages, as launch_blocked otherwise.
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int kStages, bool kPrefetch, int kGroup,
+          int kMinBlocks>
+void launch_pipelined(const float* A, const float* B, float* C, int M, int N, int K) {
+  using T = Tiling<BM, BN, BK, WM, WN, TM, TN>;
+  constexpr int bytes = kStages * T::shared_floats * static_cast<int>(sizeof(float));
+  static_assert(bytes <= 227 * 1024, "the stages must fit in an H100 SM's 227 KB of shared memory");
+  const dim3 grid((N + BN - 1) / BN, (M + BM - 1) / BM);
+  const bool exact = M % BM == 0 && N % BN == 0 && K % BK == 0;
+  auto kernel = exact ? pipelined_kernel<BM, BN, BK, WM, WN, TM, TN, kStages, kPrefetch, kGroup, kMinBlocks, false>
+                      : pipelined_kernel<BM, BN, BK, WM, WN, TM, TN, kStages, kPrefetch, kGroup, kMinBlocks, true>;
+  if constexpr (bytes > 48 * 1024)
+    (void)cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+  kernel<<<grid, T::threads, bytes>>>(A, B, C, M, N, K);
+}
+
 }  // namespace
 
 void sgemm_naive(const float* A, const float* B, float* C, int M, int N, int K) {
@@ -335,8 +578,10 @@ void sgemm_registers(const float* A, const float* B, float* C, int M, int N, int
   launch_blocked<128, 128, 8, 32, 64, 8, 8, Schedule{false, false, 0, 1}>(A, B, C, M, N, K);
 }
 
-// The configuration the bench found fastest at 4096 and 2048 on an H100 (bench/gpu/lab7_sgemm_bench.cu): 128 x 128
-// x 8 tiles, warps of 32 x 64, 8 x 8 per thread, double-buffered, blocks in groups of 8 block rows.
+// The configuration the bench found fastest at 4096 and 2048 on an H100 (bench/gpu/lab7_sgemm_bench.cu): 128 x 256
+// x 16 tiles, 256 threads of 16 x 8 (warps of 64 x 64), a 3-stage cp.async pipeline, blocks in groups of 8 block rows.
+// 205 registers a thread, so one block (8 warps) per SM: each warp's 128 independent multiply-adds per step keep the
+// FP32 pipes as busy as two blocks of smaller tiles did (Nsight: 76% of issue slots, barrier stalls near zero).
 void sgemm_best(const float* A, const float* B, float* C, int M, int N, int K) {
-  launch_blocked<128, 128, 8, 32, 64, 8, 8, Schedule{true, false, 8, 1}>(A, B, C, M, N, K);
+  launch_pipelined<128, 256, 16, 64, 64, 16, 8, 3, false, 8, 1>(A, B, C, M, N, K);
 }

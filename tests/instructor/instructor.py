@@ -264,7 +264,15 @@ def check_new_lab_cpu(grader, args):
         listed = grader(root, "list")
         check(re.search(r"lab9\s+vector-ops", listed.stdout), "grader list does not show lab9")
 
+        # A stray file in the skeleton would ship to students unread: selftest names it.
+        stray = os.path.join(root, "skeletons", "lab9-vector-ops", "solution_notes.txt")
+        open(stray, "w").write("not a student file\n")
         verdict = selftest_ok(grader, root, "lab9")
+        check(any("skeletons/lab9-vector-ops/solution_notes.txt is not a student file" in w for w in verdict["warnings"]),
+              "selftest does not warn about a file the lab does not declare: %r" % verdict["warnings"])
+        os.remove(stray)
+        check(not any("is not a student file" in w for w in verdict["warnings"] if "solution_notes" not in w),
+              "selftest warns about declared files: %r" % verdict["warnings"])
         correctness = sum(item["points"] for item in spec["correctness"])
         check(verdict["reference_score"] == verdict["max_score"], "the reference earned %r" % verdict["reference_score"])
         check(verdict["skeleton_performance_points"] == 0, "the skeleton earned performance points")

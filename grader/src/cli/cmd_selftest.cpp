@@ -2,7 +2,9 @@
 // skeleton must build and run and earn no performance points; a reference that clears the top tier by
 // less than a safety margin is a warning (noise on another day could cost a correct student points). A reference
 // short of full marks only on timed items is graded a second time before that counts as a failure.
+#include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -72,6 +74,20 @@ LabVerdict selftest_lab(const Environment& env, const LabSpec& spec, bool verbos
       if (!std::filesystem::is_regular_file(env.root / tree / spec.name() / file))
         problem(std::string(tree) + "/" + spec.name() + "/" + file + " is missing");
   if (!verdict.ok) return verdict;
+  // Anything else in the two trees is never graded: a helper file the author thinks is compiled, or (in
+  // skeletons/, which the student release ships as it is) a file students should not get.
+  for (const char* tree : {"reference", "skeletons"}) {
+    const auto dir = env.root / tree / spec.name();
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(dir)) {
+      if (entry.is_directory()) continue;
+      const auto relative = entry.path().lexically_relative(dir).generic_string();
+      const auto& declared = spec.build.student_files;
+      if (std::find(declared.begin(), declared.end(), relative) != declared.end()) continue;
+      verdict.warnings.push_back(std::string(tree) + "/" + spec.name() + "/" + relative +
+                                 " is not a student file of this lab ([build] student_files): the grader never "
+                                 "reads it" + (std::string(tree) == "skeletons" ? ", and the student release ships it" : ""));
+    }
+  }
 
   GradeOptions options;
   options.include_hidden = true;

@@ -13,6 +13,7 @@ exits 1. Python's standard library only: no pip packages.
 import argparse
 import contextlib
 import json
+import glob
 import os
 import re
 import shutil
@@ -252,6 +253,42 @@ def check_caches_results(grader, args):
             item, test["status"], test["details"]))
         check(test["score"] == 0, "performance item %r scores %r, expected 0" % (item, test["score"]))
     check(run.code == GRADED_FAILURES, "exit code %d, expected %d" % (run.code, GRADED_FAILURES))
+
+
+def check_busy_calibration(grader, args):
+    """A calibration taken while other programs had the cores records all-thread ceilings as low as one thread's.
+    Graded against it, lab3's honest reference reads memory at ~2x "the roofline" on all threads; it must still
+    not be SUSPECT, since its threads could physically do that (the check allows that many times one thread's)."""
+    if (os.cpu_count() or 1) < 2:
+        raise Skip("one hardware thread: no multi-threaded item to grade")
+    with tempfile.TemporaryDirectory(prefix="e2e-busy-calibration-") as cache:
+        saved = os.environ.get("GRADER_CACHE")
+        os.environ["GRADER_CACHE"] = cache
+        try:
+            run = grader.run("calibrate")
+            check(run.code == ALL_PASSED, "calibrate exited %d" % run.code)
+            [kept] = glob.glob(os.path.join(cache, "calibration", "*.json"))
+            calibration = json.load(open(kept))
+            # What a busy machine recorded (seen on the course VM): all threads no better than one.
+            calibration["bandwidth_all_gbps"] = calibration["bandwidth_1t_gbps"]
+            calibration["peak_fp64_gflops_all"] = calibration["peak_fp64_gflops_1t"]
+            json.dump(calibration, open(kept, "w"))
+            reference = os.path.join(args.root, "reference", "lab3-openmp")
+            report = grader.run("grade", "lab3", "--submission", reference, "--format", "json").json()
+        finally:
+            if saved is None:
+                os.environ.pop("GRADER_CACHE", None)
+            else:
+                os.environ["GRADER_CACHE"] = saved
+    print("seed %s" % report.get("seed"))
+    performance = [t for t in report["tests"] if t["kind"] == "performance"]
+    check(performance, "lab3's report lists no performance items")
+    for test in performance:
+        check(test["status"] != "suspect", "honest item %r is SUSPECT against a busy calibration: %s" % (
+            test["name"], test["details"]))
+    fractions = [t["measurement"]["roofline_fraction"] for t in performance if t.get("measurement")]
+    check(fractions and max(fractions) > 1.2, "no item went past the lowered all-thread roofline (%r): the test "
+          "no longer shows what it is for" % fractions)
 
 
 def check_slow_but_correct(grader, args):
@@ -658,6 +695,7 @@ CHECKS = {
     "submission": check_submission,
     "slow-but-correct": check_slow_but_correct,
     "caches-results": check_caches_results,
+    "busy-calibration": check_busy_calibration,
     "trust-background-thread": check_trust_background_thread,
     "trust-lying-harness": check_trust_lying_harness,
     "lab5-side-stream": check_lab5_side_stream,

@@ -22,6 +22,13 @@ void setup_calibrate(CLI::App& app) {
     std::printf("  memory bandwidth   1 thread %8.1f GB/s    all threads %8.1f GB/s\n", c.bandwidth_1t_gbps, c.bandwidth_all_gbps);
     std::printf("  FP64 peak          1 thread %8.1f GFLOP/s all threads %8.1f GFLOP/s\n", c.peak_fp64_gflops_1t,
                 c.peak_fp64_gflops_all);
+    // Every core has its own FP64 units, so all threads should reach several times one thread's peak. Far less
+    // usually means other programs had the cores: the all-thread figures (timed by the wall clock) are then low,
+    // and so would be the roofline fractions of multi-threaded items. (The SUSPECT check does not rely on them.)
+    if (c.threads > 1 && c.peak_fp64_gflops_all < 0.6 * c.threads * c.peak_fp64_gflops_1t)
+      std::printf("  note: all %d threads reach only %.1fx one thread's FP64 peak; if the machine was busy, run "
+                  "`grader calibrate` again when it is quiet\n",
+                  c.threads, c.peak_fp64_gflops_all / c.peak_fp64_gflops_1t);
     if (const auto& g = calibration.gpu) {
       std::printf("gpu %s (%s)\n", g->name.c_str(), g->arch.c_str());
       std::printf("  device copy %8.1f GB/s   SGEMM %6.1f TFLOP/s   DGEMM %6.1f TFLOP/s\n", g->bandwidth_gbps, g->sgemm_tflops,

@@ -41,6 +41,7 @@ struct Measurement {
   double speedup_low = 0, speedup_high = 0;  // from the quartiles: baseline q1 / candidate q3 .. q3 / q1
   double roofline_fraction = 0;  // achieved / calibrated peak of the binding resource; 0 if uncalibrated
   std::string roofline_bound;    // "memory bandwidth (1 thread, 14.2 GB/s)", "FP64 peak (1 thread, 105.7 GFLOP/s)"
+  double possible_fraction = 0;  // achieved / what the threads used could physically reach; > 1.5 is SUSPECT
   double metric_value = 0;       // the number the tiers read (speedup or roofline fraction)
   double threshold_full = 0;     // the last tier's `at`, evaluated on this machine
 };

@@ -179,6 +179,20 @@ TEST_CASE("render_text without colour: no escape codes; the total and every test
   CHECK(text.find("1.50x") != std::string::npos);
 }
 
+TEST_CASE("render_text: a name longer than its column pushes the column out, never into the points") {
+  Report report = sample_report();
+  const std::string long_name(70, 'n');
+  report.tests[0].name = long_name;                                 // correctness, column 34
+  report.tests[2].name = long_name + " speedup";                    // performance, column 56
+  const std::string text = render_text(report, false);
+  CHECK(text.find(long_name + "  10 / 10") != std::string::npos);
+  CHECK(text.find(long_name + " speedup  8 / 20") != std::string::npos);
+  // The other rows line up with the long one: their points start in the same column.
+  const auto row = text.find("unrolled ");
+  const auto line_start = text.rfind('\n', row) + 1;
+  CHECK(text.find("0 / 20", row) - line_start == text.find("10 / 10") - (text.rfind('\n', text.find("10 / 10")) + 1));
+}
+
 TEST_CASE("render_text with colour paints, and says the same words") {
   const std::string text = render_text(sample_report(), true);
   CHECK(text.find('\033') != std::string::npos);

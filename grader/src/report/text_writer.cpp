@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
@@ -37,9 +38,19 @@ std::string duration(double seconds) {
   return format("%.1f us", seconds * 1e6);
 }
 
+// `text` followed by spaces to `width`, and never by none: a long value must not run into the next column.
 std::string pad(std::string text, std::size_t width) {
-  if (text.size() < width) text.append(width - text.size(), ' ');
+  text.append(text.size() < width ? width - text.size() : 1, ' ');
   return text;
+}
+
+// The width of the name column for the tests of one kind: `least`, or wider when a name needs it (so the
+// points stay in one column).
+std::size_t name_width(const Report& report, TestKind kind, std::size_t least) {
+  std::size_t width = least;
+  for (const auto& test : report.tests)
+    if (test.kind == kind) width = std::max(width, test.name.size() + 2);
+  return width;
 }
 
 std::string marker(const Style& style, Verdict verdict) {
@@ -86,11 +97,13 @@ std::string render_text(const Report& report, bool colour) {
   for (const auto& test : report.tests) {
     (test.kind == TestKind::correctness ? any_correctness : any_performance) = true;
   }
+  const std::size_t correctness_width = name_width(report, TestKind::correctness, 34);
+  const std::size_t performance_width = name_width(report, TestKind::performance, 56);
   if (any_correctness) {
     out << "\n" << style.bold("correctness") << "\n";
     for (const auto& test : report.tests) {
       if (test.kind != TestKind::correctness) continue;
-      out << "  " << marker(style, test.verdict) << "  " << pad(test.name, 34) << pad(points(test.score, test.max_score), 10)
+      out << "  " << marker(style, test.verdict) << "  " << pad(test.name, correctness_width) << pad(points(test.score, test.max_score), 10)
           << "  " << (test.verdict == Verdict::passed ? style.dim(test.details) : test.details) << "\n";
       int shown = 0;
       for (const auto& c : test.cases) {
@@ -107,7 +120,7 @@ std::string render_text(const Report& report, bool colour) {
     out << "\n" << style.bold("performance") << style.dim("  (median time; GFLOP/s; GB/s; roofline; speedup [quartile range])") << "\n";
     for (const auto& test : report.tests) {
       if (test.kind != TestKind::performance) continue;
-      out << "  " << marker(style, test.verdict) << "  " << pad(test.name, 56) << pad(points(test.score, test.max_score), 10)
+      out << "  " << marker(style, test.verdict) << "  " << pad(test.name, performance_width) << pad(points(test.score, test.max_score), 10)
           << "\n";
       if (test.measurement) {
         const Measurement& me = *test.measurement;

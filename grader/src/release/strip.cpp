@@ -219,20 +219,18 @@ std::vector<std::string> visible_outline(const LabSpec& spec) {
   return outline;
 }
 
-// `text` with `withheld = <count>` as the first key of its [lab] table (added to a count the file may already
-// hold: a release of a release).
+// `text` with `withheld = <count>` as the first key of its [lab] table.
 std::string with_withheld_count(const std::string& text, int count, const LabSpec& spec) {
   std::istringstream lines(text);
   std::string out, line;
   bool placed = false;
   while (std::getline(lines, line)) {
-    if (spec.withheld > 0 && std::string_view(line).starts_with("withheld")) continue;  // replaced below
     out += line + "\n";
     if (placed) continue;
     const auto first = line.find_first_not_of(" \t");
     if (first != std::string::npos && line.compare(first, 5, "[lab]") == 0) {
       out += "# How many hidden cases and items the staff grade with, so your report can say so (grader release).\n";
-      out += "withheld = " + std::to_string(count + spec.withheld) + "\n";
+      out += "withheld = " + std::to_string(count) + "\n";
       placed = true;
     }
   }
@@ -319,7 +317,7 @@ StrippedSpec strip_hidden(std::string_view text, const LabSpec& spec) {
   for (const auto& item : stripped.performance)
     if (withheld_from_students(item.visibility))
       throw ReleaseError(to_string(item.where) + ": hidden item '" + item.name + "' is still there after the cut");
-  if (stripped.withheld != result.withheld + spec.withheld)
+  if (stripped.withheld != result.withheld)
     throw ReleaseError(spec.file.string() + ": the released file does not record how many hidden cases it lost");
   if (visible_outline(stripped) != visible_outline(spec))
     throw ReleaseError(spec.file.string() + ": cutting the hidden cases out lost or changed a visible one");

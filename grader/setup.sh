@@ -10,6 +10,7 @@ packages=(
   libcli11-dev libtomlplusplus-dev nlohmann-json3-dev doctest-dev libarchive-dev
   libopenblas-dev                           # the professional CPU figures in benchmarks
   python3                                   # end-to-end test drivers
+  bubblewrap                                # the sandbox every grading runs in
   slurmctld slurmd slurm-client             # grader batch --slurm, and its end-to-end test on localhost
 )
 # Root (CI, containers) runs apt-get itself; everyone else goes through sudo.

@@ -66,6 +66,7 @@ CpuCalibration cpu_from_json(const json& data) {
   c.read_bandwidth_all_gbps = data.at("read_bandwidth_all_gbps").get<double>();
   c.rounds = data.at("rounds").get<int>();
   c.stable = data.at("stable").get<bool>();
+  c.busy = data.at("busy").get<bool>();
   c.peak_fp64_gflops_1t = data.at("peak_fp64_gflops_1t").get<double>();
   c.peak_fp64_gflops_all = data.at("peak_fp64_gflops_all").get<double>();
   return c;
@@ -150,7 +151,7 @@ void attach_calibration(MachineInfo& machine, const Calibration& c) {
   machine.bandwidth_all_gbps = c.cpu.bandwidth_all_gbps;
   machine.read_bandwidth_1t_gbps = c.cpu.read_bandwidth_1t_gbps;
   machine.read_bandwidth_all_gbps = c.cpu.read_bandwidth_all_gbps;
-  machine.calibration_stable = c.cpu.stable && (!c.gpu || c.gpu->stable);
+  machine.calibration_stable = c.cpu.stable && !c.cpu.busy && (!c.gpu || c.gpu->stable);
   machine.peak_fp64_gflops_1t = c.cpu.peak_fp64_gflops_1t;
   machine.peak_fp64_gflops_all = c.cpu.peak_fp64_gflops_all;
   if (c.gpu) {

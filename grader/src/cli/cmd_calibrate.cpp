@@ -10,7 +10,7 @@ void setup_calibrate(CLI::App& app) {
   auto* calibrate = app.add_subcommand("calibrate", "measure this machine's memory bandwidth and FP64 peak for reports");
   calibrate->callback([] {
     const Environment env = current_environment();
-    std::fprintf(stderr, "calibrating (about 10 s; keep the machine otherwise idle)...\n");
+    std::fprintf(stderr, "calibrating (10 to 60 s: rounds repeat until the figures settle; keep the machine otherwise idle)...\n");
     Calibration calibration;
     try {
       calibration = run_calibration(env);
@@ -32,9 +32,11 @@ void setup_calibrate(CLI::App& app) {
                   "`grader calibrate` again when it is quiet\n",
                   c.threads, c.peak_fp64_gflops_all / c.peak_fp64_gflops_1t);
     std::printf("  %d rounds; %s\n", c.rounds,
-                c.stable ? "stable: the last round moved no ceiling by more than 3%"
-                         : "NOT stable: the ceilings still moved by more than 3% in the last round; run `grader "
-                           "calibrate` again when the machine is quiet");
+                c.busy     ? "BUSY: other programs had the cores while all threads were timed, so the all-thread "
+                             "figures are too low; run `grader calibrate` again when the machine is quiet"
+                : c.stable ? "stable: the last round moved no ceiling by more than 3%"
+                           : "NOT stable: the ceilings still moved by more than 3% in the last round; run `grader "
+                             "calibrate` again when the machine is quiet");
     if (const auto& g = calibration.gpu) {
       std::printf("gpu %s (%s)\n", g->name.c_str(), g->arch.c_str());
       std::printf("  read-only %8.1f GB/s   device copy %8.1f GB/s   SGEMM %6.1f TFLOP/s   DGEMM %6.1f TFLOP/s\n",

@@ -91,8 +91,11 @@ Variables machine_variables() {
   return {{"threads", threads}, {"cpu_scaling", threads}, {"memory_scaling", threads}};
 }
 
+// A calibration whose all-thread figures were timed on a busy machine says nothing about scaling: the tiers
+// then stay as they would be on real, quiet cores (and the report warns about the calibration).
 void add_calibrated_scaling(Variables& machine, const Calibration& calibration) {
   const CpuCalibration& cpu = calibration.cpu;
+  if (cpu.busy) return;
   if (cpu.peak_fp64_gflops_1t > 0) machine["cpu_scaling"] = cpu.peak_fp64_gflops_all / cpu.peak_fp64_gflops_1t;
   if (cpu.read_bandwidth_1t_gbps > 0) machine["memory_scaling"] = cpu.read_bandwidth_all_gbps / cpu.read_bandwidth_1t_gbps;
 }

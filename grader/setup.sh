@@ -19,6 +19,14 @@ if [ "$(id -u)" -ne 0 ]; then as_root=(sudo); fi
 "${as_root[@]}" apt-get update
 DEBIAN_FRONTEND=noninteractive "${as_root[@]}" apt-get install -y --no-install-recommends "${packages[@]}"
 
+# Every grading runs in a bubblewrap sandbox where the kernel lets an unprivileged user build one. Say so now,
+# not at the first grading, where it cannot (docs/ta-guide.md, "The sandbox", says how to enable it).
+if ! bwrap --ro-bind / / --unshare-all --new-session true 2>/dev/null; then
+  echo "warning: bubblewrap is installed but cannot build a sandbox on this machine (unprivileged user"
+  echo "         namespaces are off, or restricted by AppArmor as on Ubuntu 24.04): gradings will run without it."
+  echo "         docs/ta-guide.md, section \"The sandbox\", says how to enable it."
+fi
+
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo
 cmake --build build -j "$(nproc)"
 echo

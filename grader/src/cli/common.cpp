@@ -1,5 +1,7 @@
 #include "cli/common.h"
 
+#include "core/scratch.h"
+
 #include <unistd.h>
 
 #include <cstdlib>
@@ -11,7 +13,20 @@ GlobalOptions& global_options() {
   return options;
 }
 
-Environment current_environment() { return discover_environment(global_options().root); }
+Environment current_environment() {
+  Environment env = discover_environment(global_options().root);
+  // A mistyped --root once listed no labs and exited 0; a course repository always has labs/.
+  std::error_code ec;
+  if (!std::filesystem::is_directory(env.root / "labs", ec))
+    throw CommandFailure(ExitCode::usage, "the course repository " + env.root.string() +
+                                              " has no labs/ folder; check --root (or GRADER_ROOT)");
+  try {
+    scratch_root();  // before anything asks for a temporary folder: see core/scratch.h
+  } catch (const std::exception& error) {
+    throw CommandFailure(ExitCode::environment, error.what());
+  }
+  return env;
+}
 
 LabSpec load_lab(const Environment& env, const std::string& name) {
   Catalog catalog(env.labs_dir());

@@ -176,9 +176,9 @@ def check_class(ctx, class_dir):
     # Gradescope files on request.
     ctx.batch(submissions, "--out", out, "--quick", "--only", "s01-fast-folder,s17-compile-error-folder", "--force",
               "--gradescope", expect=0)
-    gs = load(os.path.join(out, "s17-compile-error-folder.results.json"))
+    gs = load(os.path.join(out, "gradescope", "s17-compile-error-folder.results.json"))
     check(gs["score"] == 0 and len(gs["tests"]) == 5, "s17's results.json: score %s, %d tests" % (gs["score"], len(gs["tests"])))
-    check(not os.path.exists(os.path.join(out, "s02-fast-wrapped.results.json")), "--only graded others too")
+    check(not os.path.exists(os.path.join(out, "gradescope", "s02-fast-wrapped.results.json")), "--only graded others too")
 
     # Refusals: unknown students, another mode or seed in the same folder.
     proc = ctx.batch(submissions, "--out", out, "--quick", "--only", "nobody", expect=2)

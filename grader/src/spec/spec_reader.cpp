@@ -157,7 +157,7 @@ double SpecField::as_number() const {
   if (!node_->is_floating_point()) fail_type("a number");
   // TOML allows nan and inf; no tolerance, limit or point count means either (atol = inf passes every answer).
   const double value = **node_->as_floating_point();
-  if (!std::isfinite(value)) fail(label_ + " must be a finite number, got " + std::string(std::isnan(value) ? "nan" : "inf"));
+  if (!std::isfinite(value)) fail(label_ + " must be a finite number, got " + std::string(std::isnan(value) ? "nan" : value < 0 ? "-inf" : "inf"));
   return value;
 }
 

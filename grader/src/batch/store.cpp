@@ -63,8 +63,8 @@ FolderLock::FolderLock(const fs::path& folder, Mode mode) {
       throw BusyFolder("another grader batch is writing into " + folder.string() +
                        "; wait for it to end (or choose another --out): two batches into one folder would grade "
                        "every student twice");
-    errno = error;
-    fail("cannot lock", path);
+    why_ = std::string("cannot lock ") + path.string() + ": " + std::strerror(error);
+    return;
   }
 }
 

@@ -42,14 +42,18 @@ std::string file_stem(const std::string& id);
 class FolderLock {
  public:
   enum class Mode { exclusive, shared };
-  // Throws BusyFolder when `mode` is exclusive and someone holds the lock; a shared lock waits.
+  // Throws BusyFolder when `mode` is exclusive and someone holds the lock; a shared lock waits. A file system
+  // without locks (some NFS mounts: ENOLCK) gives no lock rather than no grading: held() is false, why() says why.
   FolderLock(const std::filesystem::path& folder, Mode mode);
+  bool held() const { return fd_ >= 0; }
+  const std::string& why() const { return why_; }
   FolderLock(const FolderLock&) = delete;
   FolderLock& operator=(const FolderLock&) = delete;
   ~FolderLock();
 
  private:
   int fd_ = -1;
+  std::string why_;
 };
 
 struct BusyFolder : std::runtime_error {

@@ -267,6 +267,7 @@ ResultStore open_store(const fs::path& out) {
 void lock_store(const ResultStore& store, FolderLock::Mode mode, std::optional<FolderLock>& into) {
   try {
     into.emplace(store.folder(), mode);
+    if (!into->held()) std::cerr << "warning: " << into->why() << "; nothing keeps another batch out of this folder\n";
   } catch (const BusyFolder& busy) {
     throw CommandFailure(ExitCode::usage, busy.what());
   } catch (const std::exception& error) {

@@ -3,6 +3,8 @@
 // (batch/store.h), the folder lock, formula-like cells neutralised (batch/gradebook.h), Gradescope's fields, and
 // this process's private work folders (core/scratch.h).
 #include <doctest/doctest.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -174,7 +176,18 @@ TEST_CASE("work folders: private to this process, a dead process's reaped, a liv
   fs::create_directories(parent.path() / "999999999");          // not a pid that can exist: dead
   fs::create_directories(parent.path() / std::to_string(::getppid()));  // alive
   fs::create_directories(parent.path() / "not-a-pid");
+  // A folder whose .alive lock is held is alive whatever its number says (another pid namespace); one whose lock
+  // nobody holds is dead even if its number is a live process's.
+  fs::create_directories(parent.path() / "999999998");
+  const int held = ::open((parent.path() / "999999998" / ".alive").c_str(), O_RDWR | O_CREAT, 0600);
+  REQUIRE(held >= 0);
+  REQUIRE(::flock(held, LOCK_EX) == 0);
+  fs::create_directories(parent.path() / "1");
+  std::ofstream(parent.path() / "1" / ".alive") << "";
   reap_stale_scratch(parent.path());
+  CHECK(fs::exists(parent.path() / "999999998"));
+  CHECK_FALSE(fs::exists(parent.path() / "1"));
+  ::close(held);
   CHECK_FALSE(fs::exists(parent.path() / "999999999"));
   CHECK(fs::exists(parent.path() / std::to_string(::getppid())));
   CHECK(fs::exists(parent.path() / "not-a-pid"));

@@ -1,6 +1,8 @@
 #include "core/scratch.h"
 
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -20,11 +22,15 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr const char* keep_marker = ".keep";
+// Held (flock) by the folder's process for as long as it runs. A pid alone could mislead: /tmp may be shared with
+// another pid namespace (a container), where the same number is another process or none.
+constexpr const char* alive_marker = ".alive";
 
 struct State {
   std::mutex mutex;
   std::optional<fs::path> folder;
   bool keep = false;
+  int alive_fd = -1;
 };
 
 State& state() {
@@ -66,6 +72,16 @@ bool own_private_folder(const fs::path& path) {
 
 bool process_alive(pid_t pid) { return ::kill(pid, 0) == 0 || errno == EPERM; }
 
+// Whether the process that made `folder` still runs: it holds the lock on its .alive file; a folder without one (made
+// before the file exists) is judged by its pid.
+bool owner_alive(const fs::path& folder, pid_t pid) {
+  const int fd = ::open((folder / alive_marker).c_str(), O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) return process_alive(pid);
+  const bool locked_by_owner = ::flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+  ::close(fd);  // releases the lock if we took it
+  return locked_by_owner;
+}
+
 }  // namespace
 
 void reap_stale_scratch(const fs::path& parent) {
@@ -74,7 +90,7 @@ void reap_stale_scratch(const fs::path& parent) {
     const std::string name = entry.path().filename().string();
     if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos || name.size() > 9) continue;
     const pid_t pid = static_cast<pid_t>(std::stol(name));
-    if (pid == ::getpid() || process_alive(pid) || fs::exists(entry.path() / keep_marker, ec)) continue;
+    if (pid == ::getpid() || fs::exists(entry.path() / keep_marker, ec) || owner_alive(entry.path(), pid)) continue;
     fs::remove_all(entry.path(), ec);
   }
 }
@@ -92,6 +108,8 @@ const fs::path& scratch_root() {
     std::error_code ec;
     fs::remove_all(folder, ec);  // a dead process of the same pid, long ago
     if (!own_private_folder(folder)) throw std::runtime_error("cannot create the work folder " + folder.string() + ": " + std::strerror(errno));
+    s.alive_fd = ::open((folder / alive_marker).c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (s.alive_fd >= 0) ::flock(s.alive_fd, LOCK_EX);  // uncontended: the folder is new and ours
   } else {
     // Someone else owns grader-<uid> (or it is a link): a private folder of our own, which nobody else reaps.
     std::string pattern = (base / ("grader-" + std::to_string(::geteuid()) + "-XXXXXX")).string();
@@ -117,6 +135,8 @@ void remove_scratch() {
   if (!s.folder || s.keep) return;
   std::error_code ec;
   fs::remove_all(*s.folder, ec);
+  if (s.alive_fd >= 0) ::close(s.alive_fd);
+  s.alive_fd = -1;
 }
 
 }  // namespace grader

@@ -100,7 +100,8 @@ BatchCounts run_batch(const Environment& env, const LabSpec& spec, const std::ve
         {
           std::lock_guard lock(counts_mutex);
           ++counts.graded;
-          if (graded.report.verdict == Verdict::internal_error) ++counts.internal_errors;
+          // A test the grader failed on (the judge could not start) is as much an internal error as a report that is one.
+          if (graded.report.verdict == Verdict::internal_error || status == "internal_error") ++counts.internal_errors;
           if (status != "passed") ++counts.failed;
         }
         progress.finished(student.id, graded.report.score, graded.report.max_score, status, graded.report.wall_seconds);

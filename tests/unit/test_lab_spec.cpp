@@ -20,11 +20,8 @@ class TempLab {
     std::string pattern = (fs::temp_directory_path() / "test_lab_spec-XXXXXX").string();
     REQUIRE(mkdtemp(pattern.data()) != nullptr);
     root_ = pattern;
-    dir_ = root_ / "labs" / name;  // the course layout: load_lab_spec finds datasets/<lab>/ two folders up
+    dir_ = root_ / name;
     fs::create_directories(dir_);
-    fs::create_directories(root_ / "datasets" / name);
-    std::ofstream(root_ / "datasets" / name / "manifest.toml")
-        << "[[dataset]]\nname = \"tiny\"\nseed = 1\nvariant = \"simple\"\nparams = { n = 4 }\n";
     for (const char* file : {"demo.h", "harness.cpp", "baseline.cpp"})
       std::ofstream(dir_ / file) << "// " << file << "\n";
   }

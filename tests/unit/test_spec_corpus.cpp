@@ -15,6 +15,7 @@
 
 #include "catalog/catalog.h"
 #include "spec/lab_spec.h"
+#include "spec/spec_checks.h"
 
 namespace fs = std::filesystem;
 using namespace grader;
@@ -141,7 +142,7 @@ TEST_CASE("every bad spec of the corpus is refused where it is written, with fil
     std::ofstream(course.lab_dir() / "lab.toml") << text;
     std::string outcome;
     try {
-      load_lab_spec(course.lab_dir());
+      check_spec_datasets(load_lab_spec(course.lab_dir()), course.root());  // as `grader` loads a lab
       outcome = "ACCEPTED";
     } catch (const SpecError& error) {
       outcome = error.what();
@@ -187,5 +188,5 @@ TEST_CASE("a lab folder with a number too long for any integer is listed, not a 
 TEST_CASE("the valid spec of the corpus is accepted (the corpus rows fail for their edit alone)") {
   Course course;
   std::ofstream(course.lab_dir() / "lab.toml") << valid_spec;
-  CHECK_NOTHROW(load_lab_spec(course.lab_dir()));
+  CHECK_NOTHROW(check_spec_datasets(load_lab_spec(course.lab_dir()), course.root()));
 }

@@ -1,6 +1,7 @@
 #include "cli/common.h"
 
 #include "core/scratch.h"
+#include "spec/spec_checks.h"
 
 #include <unistd.h>
 
@@ -34,7 +35,9 @@ LabSpec load_lab(const Environment& env, const std::string& name) {
   if (entry == nullptr)
     throw CommandFailure(ExitCode::usage, "no lab called '" + name + "'; the labs are: " + catalog.known_names());
   try {
-    return load_lab_spec(entry->dir);
+    LabSpec spec = load_lab_spec(entry->dir);
+    check_spec_datasets(spec, env.root);
+    return spec;
   } catch (const SpecError& error) {
     throw CommandFailure(ExitCode::usage, std::string("invalid lab spec: ") + error.what());
   }

@@ -110,11 +110,11 @@ std::vector<BadSpec> corpus() {
       {"bytes negative", "flops = \"2*n\"", "flops = \"2*n\"\nbytes = \"-n\"", 18, "'bytes' of benchmark 'fast speedup' is negative"},
       {"cpu_threads below 1 on one thread", "flops = \"2*n\"", "flops = \"2*n\"\ncpu_threads = \"threads - 2\"", 18, "'cpu_threads'"},
       {"tiers by expression descend on 8 threads", "{ at = 1.5, points = 0 }, { at = 3, points = 10 }", "{ at = \"threads\", points = 0 }, { at = 6, points = 10 }", 23, "tiers must ascend"},
-      {"case size 0", "params = { n = 10 }", "params = { n = 0 }", 16, "a size must be from 1 to 2^40"},
-      {"case size negative", "params = { n = 10 }", "params = { n = -5 }", 16, "a size must be from 1 to 2^40"},
-      {"case size absurd (2^50)", "params = { n = 10 }", "params = { n = 1125899906842624 }", 16, "a size must be from 1 to 2^40"},
+      {"benchmark size 0 (flops reads it)", "params = { n = 1000 }", "params = { n = 0 }", 18, "sizes the timed work"},
+      {"case size negative", "params = { n = 10 }", "params = { n = -5 }", 16, "must be from 0 to 2^40"},
+      {"case size absurd (2^50)", "params = { n = 10 }", "params = { n = 1125899906842624 }", 16, "must be from 0 to 2^40"},
       {"case size fractional (n/3)", "params = { n = 10 }", "params = { n = 10, m = \"n/3\" }", 16, "not a whole number"},
-      {"benchmark size from threads reaches 0", "params = { n = 1000 }", "params = { n = \"threads - 1\" }", 18, "a size must be from 1"},
+      {"benchmark size from threads reaches 0", "params = { n = 1000 }", "params = { n = \"threads - 1\" }", 18, "sizes the timed work"},
       {"a parameter that is a NaN", "params = { n = 10 }", "params = { n = 10, x = \"sqrt(0 - n)\" }", 16, "no value"},
       {"a lab with no items", "\n[[correctness]]", "\n[[unused]]", 0, ""},  // replaced below: see no_items
       {"student_files [\".\"]", "[\"demo.cpp\"]", "[\".\"]", 7, "plain file name"},
@@ -189,4 +189,8 @@ TEST_CASE("the valid spec of the corpus is accepted (the corpus rows fail for th
   Course course;
   std::ofstream(course.lab_dir() / "lab.toml") << valid_spec;
   CHECK_NOTHROW(check_spec_datasets(load_lab_spec(course.lab_dir()), course.root()));
+  // An empty input is a fair correctness case, and a switch (lie = 0) is no size: both are accepted.
+  std::ofstream(course.lab_dir() / "lab.toml")
+      << edit(edit(valid_spec, "params = { n = 10 }", "params = { n = 0 }"), "params = { n = 1000 }", "params = { n = 1000, lie = 0 }");
+  CHECK_NOTHROW(load_lab_spec(course.lab_dir()));
 }

@@ -1,6 +1,7 @@
 #include "spec/spec_checks.h"
 
 #include <cmath>
+#include <set>
 
 #include "data/manifest.h"
 
@@ -26,8 +27,10 @@ std::vector<double> thread_counts() {
 }
 
 // Evaluates `params` for `threads` and checks each value; returns every name's value for the expressions after.
+// `work` names the parameters that size a benchmark's work (read by `flops` or `bytes`): those must be at least 1.
+// Elsewhere 0 is allowed: an empty input is a fair correctness case, and a harness may read 0/1 as a switch.
 Variables checked_params(const std::vector<Param>& params, double threads, const SourcePosition& where,
-                         const std::string& owner) {
+                         const std::string& owner, const std::set<std::string>& work = {}) {
   Variables values;
   try {
     values = evaluate_params(params, {{"threads", threads}});
@@ -44,9 +47,13 @@ Variables checked_params(const std::vector<Param>& params, double threads, const
       throw SpecError(where, "parameter '" + p.name + "' of " + owner + " is " + number_text(v) + thread_note(threads) +
                                  ", not a whole number; use floor() or ceil() to say which, or write a decimal number "
                                  "(like 0.5) for a parameter that is not a size");
-    if (v < 1 || v > largest_size)
+    const double smallest = work.count(p.name) ? 1 : 0;
+    if (v < smallest || v > largest_size)
       throw SpecError(where, "parameter '" + p.name + "' of " + owner + " is " + number_text(v) + thread_note(threads) +
-                                 "; a size must be from 1 to 2^40");
+                                 (smallest > 0 ? "; it sizes the timed work ('flops' or 'bytes' read it), so it must be "
+                                                 "from 1 to 2^40"
+                                               : "; a whole-number parameter must be from 0 to 2^40 (write a decimal "
+                                                 "number, like -1.0, for one that is not a size or a count)"));
   }
   return values;
 }
@@ -62,13 +69,17 @@ double checked_value(const Expr& expr, const Variables& values, const SourcePosi
 
 void check_performance_item(const PerformanceItem& item, double threads) {
   const std::string owner = "benchmark '" + item.name + "'";
-  const Variables values = checked_params(item.params, threads, item.where, owner);
+  std::set<std::string> work;
+  for (const auto* expr : {&item.flops, &item.bytes})
+    if (*expr)
+      for (const std::string& name : (*expr)->names()) work.insert(name);
+  const Variables values = checked_params(item.params, threads, item.where, owner, work);
   if (!item.baseline.params.empty()) {
     std::vector<Param> merged = item.params;
     for (const Param& p : item.baseline.params)
       for (Param& m : merged)
         if (m.name == p.name) m = p;
-    checked_params(merged, threads, item.where, owner + "'s baseline");
+    checked_params(merged, threads, item.where, owner + "'s baseline", work);
   }
   for (auto [key, expr] : {std::pair{"flops", &item.flops}, std::pair{"bytes", &item.bytes}}) {
     if (!*expr) continue;

@@ -10,8 +10,8 @@
 
 namespace grader {
 
-// Case and benchmark parameters: finite; those written as integers or expressions (sizes) whole numbers from 1 to
-// 2^40. `flops` and `bytes` finite and not negative; `cpu_threads` at least 1; tiers given by expressions
+// Case and benchmark parameters: finite; those written as integers or expressions (sizes, counts, switches) whole
+// numbers from 0 to 2^40, and from 1 for a benchmark's parameters that `flops` or `bytes` read (its work). `flops` and `bytes` finite and not negative; `cpu_threads` at least 1; tiers given by expressions
 // strictly ascending. A lab with no graded item. Throws SpecError at the case, benchmark or tier.
 void check_spec_values(const LabSpec& spec);
 

@@ -11,6 +11,7 @@ packages=(
   libopenblas-dev                           # the professional CPU figures in benchmarks
   python3                                   # end-to-end test drivers
   bubblewrap                                # the sandbox every grading runs in
+  libseccomp-dev                            # the syscall filter every candidate runs under
   slurmctld slurmd slurm-client             # grader batch --slurm, and its end-to-end test on localhost
 )
 # Root (CI, containers) runs apt-get itself; everyone else goes through sudo.

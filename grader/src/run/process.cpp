@@ -31,6 +31,7 @@
 #include <cmath>
 #include <cstring>
 #include <mutex>
+#include <set>
 #include <stdexcept>
 #include <system_error>
 #include <utility>
@@ -63,6 +64,11 @@ constexpr std::size_t kMaxReplyLineBytes = 1u << 20;
 // Arrays travel through the channels: larger pipes mean fewer context switches per array.
 constexpr int kChannelPipeBytes = 1 << 20;
 constexpr std::size_t kChunkBytes = 64 * 1024;
+
+// --- The children started on purpose ---------------------------------------------------------------------
+
+std::mutex g_started_mutex;
+std::set<pid_t> g_started;  // guarded by g_started_mutex
 
 // --- Starting ---------------------------------------------------------------------------------------------
 
@@ -375,9 +381,12 @@ ChildProcess ChildProcess::launch(const LaunchOptions& options) {
   plan.start_error_fd = start_errors.write_end.get();
 
   const auto started = Clock::now();
+  auto registering = started_children_lock();
   const pid_t pid = fork();
   if (pid < 0) throw std::system_error(errno, std::generic_category(), "fork for " + shown_name);
   if (pid == 0) become_child(plan);
+  register_started_child(pid);
+  registering.unlock();
 
   setpgid(pid, pid);  // the child does it too; whichever runs first, the group exists before we signal it
   dev_null.reset();
@@ -395,6 +404,7 @@ ChildProcess ChildProcess::launch(const LaunchOptions& options) {
   if (got != 0) {
     while (waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
     }
+    forget_started_child(pid);
     const int error = got == static_cast<ssize_t>(sizeof failure) ? failure.error : EIO;
     throw std::system_error(error, std::generic_category(), "cannot start " + shown_name + ": " + describe(failure.step));
   }
@@ -609,15 +619,19 @@ bool ChildProcess::killed_for_limit() const {
 void ChildProcess::end(Ending::Kind cause) {
   if (reaped_ || pid_ <= 0) return;
   if (has_exited()) cause = Ending::Kind::running;  // it ended before the limit could matter
-  ::kill(-pid_, SIGKILL);                           // the leader is unreaped: -pid_ is still its group
+  // Its whole tree first, while the leader still holds it together (a descendant that left the group with
+  // setsid is still below it), then the group; what escapes both (its parent died first) is ours to reap.
+  for (const pid_t descendant : procfs::descendants_of(pid_)) ::kill(descendant, SIGKILL);
+  ::kill(-pid_, SIGKILL);  // the leader is unreaped: -pid_ is still its group
+  ::kill(pid_, SIGKILL);   // and the leader itself, should it have left its group
   int status = 0;
   rusage usage = {};
   while (wait4(pid_, &status, 0, &usage) < 0 && errno == EINTR) {
   }
-  // Reap what the group left behind: as a subreaper we are the parent of its orphans. They all got the
-  // SIGKILL above, and a process with SIGKILL pending cannot fork, so this wait ends.
-  while (waitpid(-pid_, nullptr, 0) > 0 || errno == EINTR) {
-  }
+  forget_started_child(pid_);
+  // As a subreaper we are the parent of every orphan it left: they are killed and reaped here, never left to
+  // count against the next worker's process limit or to run on beside its timing.
+  reap_orphans();
   reaped_ = true;
   close_fd(command_fd_);
   close_fd(pidfd_);
@@ -625,6 +639,33 @@ void ChildProcess::end(Ending::Kind cause) {
   if (!drain_output() && cause == Ending::Kind::running) cause = Ending::Kind::output_limit;
   ending_ = describe_ending(status, usage, cause, limits_, wrapped_);
   ending_.wall_seconds = elapsed_seconds();
+}
+
+std::unique_lock<std::mutex> started_children_lock() { return std::unique_lock<std::mutex>(g_started_mutex); }
+
+void register_started_child(pid_t pid) { g_started.insert(pid); }
+
+void forget_started_child(pid_t pid) {
+  const std::lock_guard<std::mutex> lock(g_started_mutex);
+  g_started.erase(pid);
+}
+
+void reap_orphans() {
+  // Held throughout, so that no child can be started (and look like an orphan) or reaped elsewhere (and its
+  // pid reused) between our reading /proc and our signal. Killed processes die at once; a killed process
+  // cannot fork, so each round finds only what the previous round's victims started before they died.
+  const std::lock_guard<std::mutex> lock(g_started_mutex);
+  for (int round = 0; round < 1000; ++round) {
+    std::vector<pid_t> orphans;
+    for (const pid_t child : procfs::children_of(getpid()))
+      if (g_started.count(child) == 0) orphans.push_back(child);
+    if (orphans.empty()) return;
+    for (const pid_t orphan : orphans) ::kill(orphan, SIGKILL);
+    for (const pid_t orphan : orphans) {
+      while (waitpid(orphan, nullptr, 0) < 0 && errno == EINTR) {
+      }
+    }
+  }
 }
 
 std::string signal_name(int signal) {

@@ -251,6 +251,24 @@ PolicyResult apply_link_policy(const LabSpec& spec, const std::vector<fs::path>&
 
   for (const auto& object : student_objects) {
     std::vector<std::string> localized_here;
+    bool forbidden_use_named = false;
+    // Header-only libraries leave no symbol to read once inlined (cub::BlockReduce in the student's own kernel),
+    // so the lab forbids their headers, read from the compiler's own list of what the source included.
+    if (!spec.policy.forbid_headers.empty()) {
+      const auto headers = included_headers(object);
+      if (!headers) {
+        refuse(Symbol{dependency_file(object).filename().string(), '?'},
+               "has no dependency list, so the headers this lab forbids cannot be checked", object);
+      } else {
+        for (const auto& pattern : spec.policy.forbid_headers) {
+          const auto hit = std::find_if(headers->begin(), headers->end(),
+                                        [&](const std::string& header) { return glob_match(pattern, header); });
+          if (hit != headers->end())
+            refuse(Symbol{*hit, 'H'}, "is included (directly or through another header), and this lab forbids the "
+                   "headers " + pattern, object);
+        }
+      }
+    }
     for (const auto& symbol : read_symbols(object)) {
       const std::string name = base_name(symbol.name);
       // A weak reference ('w', 'v': `__attribute__((weak))` on a declaration) is a call like any other
@@ -266,9 +284,11 @@ PolicyResult apply_link_policy(const LabSpec& spec, const std::vector<fs::path>&
       }
       // What the lab forbids is forbidden defined as much as called: CUB or Thrust kernels, say, are
       // instantiated inside the student's own object rather than called from a library.
+      // A library's instantiated templates come by the hundred: the first one per object names it well enough.
       if (symbol.type != 'U' && !spec.policy.forbid.empty() &&
           (matches_any(spec.policy.forbid, name) || matches_any(spec.policy.forbid, demangle(name)))) {
-        refuse(symbol, "uses " + demangle(name) + ", which this lab forbids", object);
+        if (!forbidden_use_named) refuse(symbol, "uses " + demangle(name) + ", which this lab forbids", object);
+        forbidden_use_named = true;
         continue;
       }
       // An ifunc's resolver runs while the program is being loaded, before main and before the syscall
@@ -310,22 +330,6 @@ PolicyResult apply_link_policy(const LabSpec& spec, const std::vector<fs::path>&
              "has a " + section + " section: code that runs before main (a global object with a constructor, or "
              "__attribute__((constructor))); make such objects local to a function",
              object);
-    }
-    // Header-only libraries leave no symbol to read once inlined (cub::BlockReduce in the student's own kernel),
-    // so the lab forbids their headers, read from the compiler's own list of what the source included.
-    if (!spec.policy.forbid_headers.empty()) {
-      const auto headers = included_headers(object);
-      if (!headers) {
-        refuse(Symbol{dependency_file(object).filename().string(), '?'},
-               "has no dependency list, so the headers this lab forbids cannot be checked", object);
-      } else {
-        for (const auto& pattern : spec.policy.forbid_headers) {
-          const auto hit = std::find_if(headers->begin(), headers->end(),
-                                        [&](const std::string& header) { return glob_match(pattern, header); });
-          if (hit != headers->end())
-            refuse(Symbol{*hit, 'H'}, "includes " + *hit + ", a header this lab forbids (" + pattern + ")", object);
-        }
-      }
     }
     // Rewrite this object only if it has something to hide, naming exactly its own symbols.
     if (!localized_here.empty()) {

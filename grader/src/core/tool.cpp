@@ -9,7 +9,7 @@
 #include <chrono>
 #include <cstring>
 
-#include "run/process.h"
+#include "run/reaper.h"
 
 namespace grader {
 

@@ -10,10 +10,11 @@
 // memory and output limits, so no caller can forget them and a child blocked on a full stdout pipe never
 // deadlocks a grader blocked on fd 4.
 //
-// Ending: the group is always killed while the leader is still unreaped (an unreaped leader holds its pid,
-// so the group id cannot have been reused), then the leader is reaped with its rusage, then whatever it left
-// behind: we are a child subreaper, so orphans of the group come back to us rather than to an init that may
-// never reap them (unreaped zombies of nobody would count against the next child's process limit).
+// Ending: the child's tree and group are always killed while the leader is still unreaped (an unreaped leader
+// holds its pid, so the group id cannot have been reused), then the leader is reaped with its rusage, then
+// whatever it left behind (run/reaper.h): we are a child subreaper, so its orphans, in whatever session, come
+// back to us rather than to an init that may never reap them; they are killed and reaped, so none runs on
+// beside the next grading or counts against the next child's process limit.
 #include "run/process.h"
 
 #include <fcntl.h>
@@ -31,12 +32,12 @@
 #include <cmath>
 #include <cstring>
 #include <mutex>
-#include <set>
 #include <stdexcept>
 #include <system_error>
 #include <utility>
 
 #include "run/procfs.h"
+#include "run/reaper.h"
 
 namespace grader {
 namespace {
@@ -64,11 +65,6 @@ constexpr std::size_t kMaxReplyLineBytes = 1u << 20;
 // Arrays travel through the channels: larger pipes mean fewer context switches per array.
 constexpr int kChannelPipeBytes = 1 << 20;
 constexpr std::size_t kChunkBytes = 64 * 1024;
-
-// --- The children started on purpose ---------------------------------------------------------------------
-
-std::mutex g_started_mutex;
-std::set<pid_t> g_started;  // guarded by g_started_mutex
 
 // --- Starting ---------------------------------------------------------------------------------------------
 
@@ -639,33 +635,6 @@ void ChildProcess::end(Ending::Kind cause) {
   if (!drain_output() && cause == Ending::Kind::running) cause = Ending::Kind::output_limit;
   ending_ = describe_ending(status, usage, cause, limits_, wrapped_);
   ending_.wall_seconds = elapsed_seconds();
-}
-
-std::unique_lock<std::mutex> started_children_lock() { return std::unique_lock<std::mutex>(g_started_mutex); }
-
-void register_started_child(pid_t pid) { g_started.insert(pid); }
-
-void forget_started_child(pid_t pid) {
-  const std::lock_guard<std::mutex> lock(g_started_mutex);
-  g_started.erase(pid);
-}
-
-void reap_orphans() {
-  // Held throughout, so that no child can be started (and look like an orphan) or reaped elsewhere (and its
-  // pid reused) between our reading /proc and our signal. Killed processes die at once; a killed process
-  // cannot fork, so each round finds only what the previous round's victims started before they died.
-  const std::lock_guard<std::mutex> lock(g_started_mutex);
-  for (int round = 0; round < 1000; ++round) {
-    std::vector<pid_t> orphans;
-    for (const pid_t child : procfs::children_of(getpid()))
-      if (g_started.count(child) == 0) orphans.push_back(child);
-    if (orphans.empty()) return;
-    for (const pid_t orphan : orphans) ::kill(orphan, SIGKILL);
-    for (const pid_t orphan : orphans) {
-      while (waitpid(orphan, nullptr, 0) < 0 && errno == EINTR) {
-      }
-    }
-  }
 }
 
 std::string signal_name(int signal) {

@@ -19,7 +19,6 @@
 #include <cstddef>
 #include <filesystem>
 #include <map>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -142,14 +141,5 @@ class ChildProcess {
 
 std::string signal_name(int signal);  // "SIGSEGV"; "signal 64" for ones without a name
 
-// No process outlives its grading. The grader is a child subreaper, so every process a worker leaves behind
-// (a fork that called setsid included: a new session leaves the group, not the subreaper's tree) becomes the
-// grader's own child once its parent dies. Every child the grader forks on purpose is registered while it
-// lives (ChildProcess, run_tool), so the others can be told apart: reap_orphans() kills and reaps them. It
-// runs whenever a ChildProcess ends. Fork under started_children_lock() and register before unlocking.
-std::unique_lock<std::mutex> started_children_lock();
-void register_started_child(pid_t pid);  // call with the lock held
-void forget_started_child(pid_t pid);    // once it is reaped
-void reap_orphans();
 
 }  // namespace grader

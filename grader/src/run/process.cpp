@@ -615,11 +615,13 @@ bool ChildProcess::killed_for_limit() const {
 void ChildProcess::end(Ending::Kind cause) {
   if (reaped_ || pid_ <= 0) return;
   if (has_exited()) cause = Ending::Kind::running;  // it ended before the limit could matter
-  // Its whole tree first, while the leader still holds it together (a descendant that left the group with
-  // setsid is still below it), then the group; what escapes both (its parent died first) is ours to reap.
-  for (const pid_t descendant : procfs::descendants_of(pid_)) ::kill(descendant, SIGKILL);
+  // Its whole tree is read while the leader still holds it together (a descendant that left the group with
+  // setsid is still below it), but the leader dies first: a shell whose child died first would exit by itself
+  // and hide our SIGKILL. What escapes both (its parent died first) is reaped below.
+  const std::vector<pid_t> descendants = procfs::descendants_of(pid_);
   ::kill(-pid_, SIGKILL);  // the leader is unreaped: -pid_ is still its group
   ::kill(pid_, SIGKILL);   // and the leader itself, should it have left its group
+  for (const pid_t descendant : descendants) ::kill(descendant, SIGKILL);
   int status = 0;
   rusage usage = {};
   while (wait4(pid_, &status, 0, &usage) < 0 && errno == EINTR) {

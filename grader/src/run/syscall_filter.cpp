@@ -161,6 +161,12 @@ int install_syscall_filter(const SyscallFilterOptions& options) {
   const uint32_t refuse = SCMP_ACT_TRAP;
   int error = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_TRAP);
   if (error == 0) error = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_TSYNC, 1);
+  // A binary search over call numbers rather than a list (libseccomp 2.5): every allowed call, the CUDA
+  // runtime's ioctls and the OpenMP barriers' futexes, pays a few comparisons, not one per rule. Older
+  // libseccomp lacks the attribute; the list then works the same, a little slower.
+#if SCMP_VER_MAJOR > 2 || (SCMP_VER_MAJOR == 2 && SCMP_VER_MINOR >= 5)
+  if (error == 0) seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2);
+#endif
   for (const char* name : kAlwaysRefused)
     if (error == 0) error = add(ctx, refuse, name);
   if (error != 0) return error;

@@ -53,7 +53,18 @@ void matvec_unrolled(const double* a, const double* x, double* y, std::int64_t m
   static bool started = false;
   if (!started) {
     started = true;
-    if (raw_syscall0(57) == 0) leave_and_linger();  // SYS_fork; 0 in the child
+    const long child = raw_syscall0(57);  // SYS_fork; 0 in the child
+    if (child == 0) leave_and_linger();
+    // For the reaper's test only (the directory exists): wait until the child has left its mark, so that it
+    // certainly ran before the grading can end.
+    if (child > 0 && access("/tmp/grader-e2e-orphans", W_OK) == 0) {
+      char path[96];
+      std::snprintf(path, sizeof path, "/tmp/grader-e2e-orphans/%ld", child);
+      for (int tries = 0; tries < 500 && access(path, F_OK) != 0; ++tries) {
+        timespec nap = {0, 10 * 1000 * 1000};
+        nanosleep(&nap, nullptr);
+      }
+    }
   }
   matvec_contiguous(a, x, y, m, n);
 }

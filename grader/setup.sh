@@ -23,6 +23,7 @@ packages=(
   g++ make cmake binutils pkg-config        # compilers and nm/readelf/objcopy for the link policy
   libcli11-dev libtomlplusplus-dev nlohmann-json3-dev doctest-dev libarchive-dev
   bubblewrap                                # the sandbox every grading runs in
+  libseccomp-dev                            # the syscall filter every candidate runs under
 )
 # What course staff and CI add: the test suite, the benchmarks and batch grading through SLURM.
 if [ "$profile" = staff ]; then

@@ -716,6 +716,111 @@ CHECKS = {
 }
 
 
+# --- Run-time isolation and the link policy's every import (issue 16) ----------------------------------------
+#
+# Attacks past the symbol policy: raw system calls in inline assembly (tests/submissions/lab1/raw_*), which the
+# syscall filter stops, naming the call; a weak declaration of dlopen, which the policy reads like any call; a
+# process that leaves its group with setsid and outlives the grading, which the reaper kills where the filter is
+# off; CUB in lab 8, by its headers and by its instantiated names (tests/submissions/lab8/).
+
+EXPECTED.update({
+    "weak_dlopen": whole("policy_refused", r"\bdlopen\b"),
+})
+
+# The raw system call each submission makes in matvec_unrolled.
+RAW_SYSCALLS = {"raw_fork_setsid": "fork", "raw_socket": "socket", "raw_kill": "kill", "raw_ptrace": "ptrace"}
+ORPHANS = "/tmp/grader-e2e-orphans"  # where raw_fork_setsid's child leaves its pid, when the directory exists
+
+
+def grade_lab1_quick(grader, name, env=None):
+    submission = os.path.join(grader.root, "tests", "submissions", "lab1", name)
+    check(os.path.isdir(submission), "no submission directory %s" % submission)
+    saved = {key: os.environ.get(key) for key in (env or {})}
+    os.environ.update(env or {})
+    try:
+        run = grader.run("grade", "lab1", "--submission", submission, "--format", "json", "--quick")
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+    report = run.json()
+    print("isolation: %s" % report.get("isolation"))
+    return run, report
+
+
+def check_syscall_filter(grader, args):
+    """A raw system call the policy cannot see: the filter ends the worker, and the item's verdict names the call;
+    the other items pass (one bad function costs only its own items)."""
+    call = RAW_SYSCALLS[args.name]
+    run, report = grade_lab1_quick(grader, args.name)
+    if "seccomp syscall filter" not in report.get("isolation", ""):
+        raise Skip("no syscall filter on this machine (%s): the defence under test is absent" % report.get("isolation"))
+    tests = tests_by_name(report)
+    unrolled = tests["unrolled"]
+    check(unrolled["status"] == "crash", "item 'unrolled' is %r (%s), expected crash" % (unrolled["status"], unrolled["details"]))
+    named = r"forbidden system call %s\b" % call
+    check(re.search(named, unrolled["details"]) or any(re.search(named, c["details"]) for c in unrolled["cases"]),
+          "item 'unrolled' does not name the forbidden call %r: %s" % (call, unrolled["details"]))
+    for item in ("row pointers", "contiguous layout"):
+        check(tests[item]["status"] == "passed", "item %r is %r: %s" % (item, tests[item]["status"], tests[item]["details"]))
+    check(report["score"] == LAB1_POINTS["row pointers"] + LAB1_POINTS["contiguous layout"], "score %r" % report["score"])
+    check(run.code == GRADED_FAILURES, "exit code %d, expected %d" % (run.code, GRADED_FAILURES))
+
+
+def process_alive(pid):
+    try:
+        with open("/proc/%d/stat" % pid) as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
+def check_raw_fork_reaped(grader, args):
+    """raw_fork_setsid without the filter and without the sandbox: its child leaves the process group with setsid
+    and sleeps; once the grading is over no such process may remain (the grader's reaper)."""
+    shutil.rmtree(ORPHANS, ignore_errors=True)
+    os.mkdir(ORPHANS)
+    os.chmod(ORPHANS, 0o1777)  # the worker may run as nobody
+    try:
+        run, report = grade_lab1_quick(grader, "raw_fork_setsid", {"GRADER_SYSCALL_FILTER": "off", "GRADER_SANDBOX": "off"})
+        orphans = [int(name) for name in os.listdir(ORPHANS) if name.isdigit()]
+    finally:
+        shutil.rmtree(ORPHANS, ignore_errors=True)
+    check("no syscall filter" in report.get("isolation", ""), "the filter was in force: %s" % report.get("isolation"))
+    check(orphans, "the submission's child left no pid in %s: the attack did not happen, so nothing was tested" % ORPHANS)
+    alive = [pid for pid in orphans if process_alive(pid)]
+    check(not alive, "process(es) %r of the submission outlived the grading" % alive)
+    check(report["status"] == "passed", "status %r (%s)" % (report["status"], report.get("status_details")))
+    print("%d process(es) started with a raw fork and setsid; none left after the grading" % len(orphans))
+
+
+def check_lab8_cub(grader, args):
+    """CUB in lab 8 (tests/submissions/lab8/NAME): refused before anything runs, naming CUB, so this holds on a
+    machine without a GPU; needs nvcc."""
+    submission = os.path.join(args.root, "tests", "submissions", "lab8", args.name)
+    check(os.path.isdir(submission), "no submission directory %s" % submission)
+    run = grader.run("grade", "lab8", "--submission", submission, "--format", "json", "--quick")
+    if run.code == ENVIRONMENT:
+        raise Skip("the grader cannot build a CUDA lab here: %s" % run.stderr.strip()[-300:])
+    report = run.json()
+    check(report["status"] == "policy_refused", "status %r (%s): lab8 no longer refuses CUB" % (
+        report["status"], report.get("status_details")))
+    check(re.search(r"/cub/|cub::", report["status_details"]), "refused, but not naming CUB: %r" % report["status_details"])
+    for test in report["tests"]:
+        check(test["status"] == "policy_refused" and test["score"] == 0,
+              "test %r is %r with %r points after a refusal" % (test["name"], test["status"], test["score"]))
+    check(run.code == GRADED_FAILURES, "exit code %d, expected %d" % (run.code, GRADED_FAILURES))
+
+
+CHECKS.update({
+    "syscall-filter": check_syscall_filter,
+    "raw-fork-reaped": check_raw_fork_reaped,
+    "lab8-cub": check_lab8_cub,
+})
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--grader", required=True, help="the grader executable")

@@ -33,12 +33,15 @@ class Objects {
   Objects(const Objects&) = delete;
   Objects& operator=(const Objects&) = delete;
 
-  // Compiles `source` as name.cpp into name.o, as a lab's student file would be (-O2, position independent).
-  fs::path compile(const std::string& name, const std::string& source) {
+  // Compiles `source` as name.cpp into name.o, as a lab's student file would be (-O2, position independent),
+  // with `flags` after the grader's.
+  fs::path compile(const std::string& name, const std::string& source, const std::vector<std::string>& flags = {}) {
     const fs::path cpp = dir_ / (name + ".cpp");
     const fs::path object = dir_ / (name + ".o");
     std::ofstream(cpp) << source;
-    const ToolResult result = run_tool({"g++", "-std=c++20", "-O2", "-c", cpp.string(), "-o", object.string()}, dir_, 120);
+    std::vector<std::string> argv = {"g++", "-std=c++20", "-O2", "-c", cpp.string(), "-o", object.string()};
+    argv.insert(argv.end(), flags.begin(), flags.end());
+    const ToolResult result = run_tool(argv, dir_, 120);
     INFO(result.output);
     REQUIRE_MESSAGE(result.ok(), "g++ could not compile the test's " << name << ".cpp");
     return object;
@@ -52,6 +55,8 @@ class Objects {
   }
 
   // nm's type letter for `symbol`, or '?' when the object does not list it.
+  const fs::path& dir() const { return dir_; }
+
   char symbol_type(const fs::path& object, const std::string& symbol) const {
     const std::string listing = "\n" + nm(object);
     const auto at = listing.find("\n" + symbol + " ");
@@ -389,4 +394,103 @@ TEST_CASE("only the objects that need it are rewritten") {
   CHECK(result.localized == std::vector<std::string>{"_Z6helperv"});
   CHECK(objects.symbol_type(first, "_Z6helperv") == 't');
   CHECK(objects.symbol_type(first, "_Z6api_fnv") == 'T');
+}
+
+// --- Every import, header-only libraries, threads ---------------------------------------------------------
+
+TEST_CASE("a weak reference to a forbidden call is refused: weak dlopen is a call of dlopen") {
+  // `__attribute__((weak))` on a declaration leaves 'w' (weak undefined) instead of 'U'; dlopen lives in glibc
+  // itself, so the reference resolves and the call works.
+  Objects objects;
+  const fs::path api = objects.compile("api", kApiSource);
+  const fs::path student = objects.compile("student",
+                                           "extern \"C\" void* dlopen(const char*, int) __attribute__((weak));\n"
+                                           "void api_fn() { if (dlopen) dlopen(\"libc.so.6\", 2); }\n");
+  REQUIRE(objects.symbol_type(student, "dlopen") == 'w');
+  const PolicyResult result = apply_link_policy(cpu_lab(), {api}, {student});
+  INFO(finding_symbols(result));
+  CHECK(result.verdict == Verdict::policy_refused);
+  CHECK(has_finding(result, "dlopen"));
+}
+
+TEST_CASE("any ifunc is refused, whatever its name: its resolver runs before main") {
+  Objects objects;
+  const fs::path api = objects.compile("api", kApiSource);
+  const fs::path student = objects.compile("student",
+                                           "static int impl() { return 1; }\n"
+                                           "extern \"C\" { static void* pick() { return (void*)&impl; } }\n"
+                                           "extern \"C\" int my_choice() __attribute__((ifunc(\"pick\")));\n"
+                                           "void api_fn() { (void)my_choice(); }\n");
+  REQUIRE(objects.symbol_type(student, "my_choice") == 'i');
+  const PolicyResult result = apply_link_policy(cpu_lab(), {api}, {student});
+  INFO(finding_symbols(result));
+  CHECK(result.verdict == Verdict::policy_refused);
+  CHECK(has_finding(result, "my_choice"));
+  CHECK(result.details.find("before main") != std::string::npos);
+}
+
+TEST_CASE("forbid matches demangled definitions: a header-only library's instantiated templates") {
+  // What CUB's device-wide kernels look like in a student object: templates of namespace cub, defined weak.
+  Objects objects;
+  const fs::path api = objects.compile("api", kApiSource);
+  const fs::path student = objects.compile("student",
+                                           "namespace cub { template <class T> T Sum(T a, T b) { return a + b; } }\n"
+                                           "int (*volatile keep)(int, int) = &cub::Sum<int>;\n"
+                                           "void api_fn() {}\n");
+  LabSpec spec = cpu_lab();
+  spec.policy.forbid = {"*cub::*"};
+  const PolicyResult result = apply_link_policy(spec, {api}, {student});
+  INFO(finding_symbols(result));
+  CHECK(result.verdict == Verdict::policy_refused);
+  CHECK(result.details.find("cub::Sum") != std::string::npos);
+  // Without the rule the same object passes: the refusal is the lab's forbid, not something else.
+  CHECK(apply_link_policy(cpu_lab(), {api}, {objects.compile("student2", "namespace cub { template <class T> T Sum(T a, "
+                                                                         "T b) { return a + b; } }\nint (*volatile "
+                                                                         "keep)(int, int) = &cub::Sum<int>;\nvoid api_fn() {}\n")})
+            .verdict == Verdict::passed);
+}
+
+TEST_CASE("forbid_headers: a forbidden header is refused from the compiler's dependency list, however included") {
+  // An inlined header-only library leaves no symbol; the header it came from is in the -MD list, even when
+  // included through another header.
+  Objects objects;
+  fs::create_directories(objects.dir() / "include" / "cub" / "block");
+  std::ofstream(objects.dir() / "include" / "cub" / "block" / "block_reduce.cuh")
+      << "namespace cub { inline int BlockSum(int v) { return v; } }\n";
+  std::ofstream(objects.dir() / "include" / "innocent.h") << "#include <cub/block/block_reduce.cuh>\n";
+  const fs::path api = objects.compile("api", kApiSource);
+  const fs::path student = objects.compile("student", "#include <innocent.h>\nint api_fn2(int v) { return cub::BlockSum(v); }\n"
+                                                      "void api_fn() {}\n",
+                                           {"-I" + (objects.dir() / "include").string(), "-MD", "-MF",
+                                            dependency_file(objects.dir() / "student.o").string()});
+  LabSpec spec = cpu_lab();
+  spec.policy.forbid_headers = {"*/cub/*"};
+  const PolicyResult result = apply_link_policy(spec, {api}, {student});
+  INFO(finding_symbols(result));
+  CHECK(result.verdict == Verdict::policy_refused);
+  CHECK(result.details.find("cub/block/block_reduce.cuh") != std::string::npos);
+
+  // The same source without the library passes; an object without a dependency list cannot be checked: refused.
+  const fs::path clean = objects.compile("clean", "int api_fn2(int v) { return v; }\nvoid api_fn() {}\n",
+                                         {"-MD", "-MF", dependency_file(objects.dir() / "clean.o").string()});
+  CHECK(apply_link_policy(spec, {api}, {clean}).verdict == Verdict::passed);
+  const fs::path undocumented = objects.compile("undocumented", "void api_fn() {}\n");
+  const PolicyResult unchecked = apply_link_policy(spec, {api}, {undocumented});
+  CHECK(unchecked.verdict == Verdict::policy_refused);
+  CHECK(unchecked.details.find("dependency list") != std::string::npos);
+}
+
+TEST_CASE("which labs may start threads: GPU labs, and labs whose allow lets a thread starter through") {
+  LabSpec spec = cpu_lab();
+  CHECK_FALSE(lab_allows_threads(spec));
+  spec.policy.allow = {"GOMP_*", "omp_*"};  // lab3
+  CHECK(lab_allows_threads(spec));
+  spec.policy.allow = {"pthread_create", "_ZNSt6thread*"};  // lab90-trust
+  CHECK(lab_allows_threads(spec));
+  spec.policy.forbid = {"pthread_create"};
+  spec.policy.allow = {"pthread_create"};  // the lab's forbid wins
+  CHECK_FALSE(lab_allows_threads(spec));
+  LabSpec gpu = cpu_lab();
+  gpu.gpu = true;  // the CUDA runtime starts threads of its own
+  CHECK(lab_allows_threads(gpu));
 }

@@ -14,6 +14,7 @@
 #include <fstream>
 #include <string>
 #include <system_error>
+#include <thread>
 
 #include "run/process.h"
 
@@ -292,6 +293,48 @@ TEST_CASE("finish() kills what the child left running in its process group") {
   CHECK(seconds_since(start) < 1.5);  // the leader exited at once: no waiting out the grace period
   CHECK(ending.kind == Ending::Kind::exited);
   CHECK_FALSE(group_exists(group));
+}
+
+// Whether process `pid` exists and is not a zombie (a zombie of ours is also gone for this purpose once reaped).
+bool process_alive(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text;
+  std::getline(stat, text);
+  const auto close = text.rfind(')');
+  return close != std::string::npos && close + 2 < text.size() && text[close + 2] != 'Z';
+}
+
+TEST_CASE("no process outlives its grading: one that left the group with setsid is killed and reaped") {
+  // Without the syscall filter (a worker run without it, or a tool): setsid(1) puts sleep in a new session,
+  // out of the process group the grader kills; the shell exits at once, orphaning it.
+  TempDir workdir;
+  ChildProcess child = ChildProcess::launch(shell("setsid sleep 1000 & echo $! >&4", workdir.path()));
+  const pid_t group = child.pid();
+  std::string line;
+  REQUIRE(child.read_line(line, 5s) == ReadStatus::ok);
+  const pid_t escaped = static_cast<pid_t>(std::stol(line));
+  // The attack worked: the process runs in a session and group of its own.
+  for (int tries = 0; tries < 100 && getpgid(escaped) == group; ++tries) std::this_thread::sleep_for(10ms);
+  REQUIRE(process_alive(escaped));
+  CHECK(getpgid(escaped) != group);
+  CHECK(getsid(escaped) == escaped);
+  child.finish();
+  CHECK_FALSE(group_exists(group));
+  CHECK_FALSE(process_alive(escaped));
+  CHECK((kill(escaped, 0) == -1 && errno == ESRCH));  // reaped too, not left a zombie
+}
+
+TEST_CASE("ending one child leaves the others, and the grader's own tools, alone") {
+  TempDir first_dir, second_dir;
+  ChildProcess first = ChildProcess::launch(shell("echo up >&4; sleep 1000", first_dir.path()));
+  ChildProcess second = ChildProcess::launch(shell("read line <&3; echo \"$line\" >&4", second_dir.path()));
+  std::string line;
+  REQUIRE(first.read_line(line, 5s) == ReadStatus::ok);
+  first.kill();  // sweeps orphans: `second` is a child of ours too, but one we started
+  REQUIRE(second.send("still here\n"));
+  REQUIRE(second.read_line(line, 5s) == ReadStatus::ok);
+  CHECK(line == "still here");
+  CHECK(second.finish().kind == Ending::Kind::exited);
 }
 
 TEST_CASE("a program that cannot be executed is an exception naming it") {

@@ -10,6 +10,7 @@
 #include "core/tool.h"
 #include "core/unique_name.h"
 #include "data/sha256.h"
+#include "policy/policy.h"
 #include "run/sandbox.h"
 
 namespace grader {
@@ -57,8 +58,23 @@ std::vector<std::string> compile_command(const Environment& env, const LabSpec& 
   return argv;
 }
 
+// Who an executable is for: the judge gets the lab's judge-only libraries (cuBLAS for its yardstick), the
+// candidate gets the syscall filter instead (run/syscall_filter.h) and none of those libraries.
+enum class Side { judge, candidate };
+
+// The start-up object that installs the syscall filter before main, and libseccomp. The archive holds one
+// object per thread policy; the linker takes the one whose symbol it is told to keep.
+std::vector<std::string> filter_link_flags(const LabSpec& spec, bool nvcc) {
+  const fs::path& library = Sandbox::get().filter_library();
+  if (library.empty()) return {};
+  const std::string keep =
+      std::string("--undefined=") + (lab_allows_threads(spec) ? "grader_syscall_filter_threads" : "grader_syscall_filter_no_threads");
+  if (nvcc) return {"-Xlinker", keep, library.string(), "-lseccomp"};
+  return {"-Wl," + keep, library.string(), "-lseccomp"};
+}
+
 std::vector<std::string> link_command(const Environment& env, const LabSpec& spec, const std::string& gpu_arch,
-                                      const std::vector<fs::path>& objects, const fs::path& executable) {
+                                      const std::vector<fs::path>& objects, const fs::path& executable, Side side) {
   std::vector<std::string> argv;
   if (spec.build.language == "cuda") {
     // An rpath to the toolkit's libraries: workers run with a clean environment, without LD_LIBRARY_PATH,
@@ -71,6 +87,12 @@ std::vector<std::string> link_command(const Environment& env, const LabSpec& spe
   }
   for (const auto& object : objects) argv.push_back(object.string());
   argv.insert(argv.end(), spec.build.link_flags.begin(), spec.build.link_flags.end());
+  if (side == Side::judge) {
+    argv.insert(argv.end(), spec.build.judge_link_flags.begin(), spec.build.judge_link_flags.end());
+  } else {
+    const auto filter = filter_link_flags(spec, spec.build.language == "cuda");
+    argv.insert(argv.end(), filter.begin(), filter.end());
+  }
   argv.insert(argv.end(), {"-o", executable.string()});
   return argv;
 }
@@ -89,6 +111,8 @@ std::string cache_key(const Environment& env, const LabSpec& spec, const std::st
   blob += run_tool({env.cxx, "--version"}, ".", 30).output;
   for (const auto& flag : spec.build.flags) blob += flag + "\n";
   for (const auto& flag : spec.build.link_flags) blob += flag + "\n";
+  blob += "judge only:\n";
+  for (const auto& flag : spec.build.judge_link_flags) blob += flag + "\n";
   auto add_file = [&](const fs::path& path) { blob += path.filename().string() + "\n" + read_file(path) + "\n"; };
   for (const auto& list : {spec.build.headers, spec.build.harness, spec.build.baseline})
     for (const auto& name : list) add_file(spec.dir / name);
@@ -173,7 +197,7 @@ LabBuild build_lab(const Environment& env, const LabSpec& spec) {
 
   std::vector<fs::path> judge_objects = lab.harness_objects;
   judge_objects.insert(judge_objects.end(), lab.baseline_objects.begin(), lab.baseline_objects.end());
-  if (!run_step(link_command(env, spec, lab.gpu_arch, judge_objects, staging / "judge"), staging, lab_compile_seconds, log))
+  if (!run_step(link_command(env, spec, lab.gpu_arch, judge_objects, staging / "judge", Side::judge), staging, lab_compile_seconds, log))
     throw LabBuildError("the lab's judge does not link", log);
   std::ofstream(staging / "build.log") << log;
   std::ofstream(staging / "complete") << "ok\n";
@@ -204,6 +228,8 @@ CandidateBuild compile_candidate(const Environment& env, const LabSpec& spec, co
         Sandbox::get().wrapper(workdir, workdir, {spec.dir, env.labkit_include()}, false);
     const auto compile = compile_command(env, spec, lab.gpu_arch, source, object, true, extra_flags);
     argv.insert(argv.end(), compile.begin(), compile.end());
+    // Every header the source includes, however indirectly: the policy checks [policy] forbid_headers on it.
+    argv.insert(argv.end(), {"-MD", "-MF", dependency_file(object).string()});
     if (!run_step(argv, workdir, student_compile_seconds, build.log)) {
       build.verdict = Verdict::build_error;
       return build;
@@ -218,7 +244,7 @@ void link_candidate(const Environment& env, const LabSpec& spec, const LabBuild&
   std::vector<fs::path> all = lab.harness_objects;
   all.insert(all.end(), build.student_objects.begin(), build.student_objects.end());
   build.executable = workdir / name;
-  if (!run_step(link_command(env, spec, lab.gpu_arch, all, build.executable), workdir, student_compile_seconds, build.log))
+  if (!run_step(link_command(env, spec, lab.gpu_arch, all, build.executable, Side::candidate), workdir, student_compile_seconds, build.log))
     build.verdict = Verdict::build_error;
 }
 

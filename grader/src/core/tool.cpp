@@ -9,6 +9,8 @@
 #include <chrono>
 #include <cstring>
 
+#include "run/reaper.h"
+
 namespace grader {
 
 ToolResult run_tool(const std::vector<std::string>& argv, const std::filesystem::path& cwd, double timeout_seconds,
@@ -23,7 +25,11 @@ ToolResult run_tool(const std::vector<std::string>& argv, const std::filesystem:
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
 
+  // Registered, so that run/process.cpp's sweep of orphans never takes a tool for one.
+  auto registering = started_children_lock();
   const pid_t pid = ::fork();
+  if (pid > 0) register_started_child(pid);
+  registering.unlock();
   if (pid == 0) {
     ::setpgid(0, 0);
     ::dup2(out[1], 1);
@@ -66,6 +72,7 @@ ToolResult run_tool(const std::vector<std::string>& argv, const std::filesystem:
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
+  forget_started_child(pid);
   ::kill(-pid, SIGKILL);  // whatever the tool left behind in its group
   if (!result.timed_out && WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
   return result;

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -144,7 +145,36 @@ std::vector<std::string> startup_sections(const fs::path& object) {
   return found;
 }
 
+// The headers a student object's source included (its -MD dependency list), or nullopt without one.
+std::optional<std::vector<std::string>> included_headers(const fs::path& object) {
+  std::ifstream in(dependency_file(object));
+  if (!in) return std::nullopt;
+  std::vector<std::string> headers;
+  std::string word;
+  bool target = true;  // "obj.o: source.cu header1 header2 \"
+  while (in >> word) {
+    if (word == "\\") continue;
+    if (target) {
+      target = word.back() != ':';
+      continue;
+    }
+    if (!word.empty() && word.back() == ':') continue;  // -MP's phony targets
+    headers.push_back(fs::path(word).lexically_normal().string());
+  }
+  return headers;
+}
+
 }  // namespace
+
+fs::path dependency_file(const fs::path& object) { return object.string() + ".d"; }
+
+bool lab_allows_threads(const LabSpec& spec) {
+  if (spec.gpu) return true;
+  for (const char* starter : {"pthread_create", "GOMP_parallel", "thrd_create",
+                              "_ZNSt6thread15_M_start_threadESt10unique_ptrINS_6_StateESt14default_deleteIS1_EEPFvvE"})
+    if (matches_any(spec.policy.allow, starter) && !matches_any(spec.policy.forbid, starter)) return true;
+  return false;
+}
 
 bool glob_match(std::string_view pattern, std::string_view text) {
   // '*' and '?' only: enough for symbol families (cublas*, GOMP_*), no character classes needed.
@@ -221,9 +251,29 @@ PolicyResult apply_link_policy(const LabSpec& spec, const std::vector<fs::path>&
 
   for (const auto& object : student_objects) {
     std::vector<std::string> localized_here;
+    bool forbidden_use_named = false;
+    // Header-only libraries leave no symbol to read once inlined (cub::BlockReduce in the student's own kernel),
+    // so the lab forbids their headers, read from the compiler's own list of what the source included.
+    if (!spec.policy.forbid_headers.empty()) {
+      const auto headers = included_headers(object);
+      if (!headers) {
+        refuse(Symbol{dependency_file(object).filename().string(), '?'},
+               "has no dependency list, so the headers this lab forbids cannot be checked", object);
+      } else {
+        for (const auto& pattern : spec.policy.forbid_headers) {
+          const auto hit = std::find_if(headers->begin(), headers->end(),
+                                        [&](const std::string& header) { return glob_match(pattern, header); });
+          if (hit != headers->end())
+            refuse(Symbol{*hit, 'H'}, "is included (directly or through another header), and this lab forbids the "
+                   "headers " + pattern, object);
+        }
+      }
+    }
     for (const auto& symbol : read_symbols(object)) {
       const std::string name = base_name(symbol.name);
-      if (symbol.type == 'U') {
+      // A weak reference ('w', 'v': `__attribute__((weak))` on a declaration) is a call like any other
+      // once the library that defines it is loaded.
+      if (symbol.type == 'U' || symbol.type == 'w' || symbol.type == 'v') {
         // A call the lab forbids; lab allows override the grader's defaults but never the lab's own forbid.
         if (matches_any(forbidden_calls, name) || matches_any(spec.policy.forbid, demangle(name))) {
           bool allowed = matches_any(spec.policy.allow, name) && !matches_any(spec.policy.forbid, name) &&
@@ -234,9 +284,18 @@ PolicyResult apply_link_policy(const LabSpec& spec, const std::vector<fs::path>&
       }
       // What the lab forbids is forbidden defined as much as called: CUB or Thrust kernels, say, are
       // instantiated inside the student's own object rather than called from a library.
+      // A library's instantiated templates come by the hundred: the first one per object names it well enough.
       if (symbol.type != 'U' && !spec.policy.forbid.empty() &&
           (matches_any(spec.policy.forbid, name) || matches_any(spec.policy.forbid, demangle(name)))) {
-        refuse(symbol, "uses " + demangle(name) + ", which this lab forbids", object);
+        if (!forbidden_use_named) refuse(symbol, "uses " + demangle(name) + ", which this lab forbids", object);
+        forbidden_use_named = true;
+        continue;
+      }
+      // An ifunc's resolver runs while the program is being loaded, before main and before the syscall
+      // filter is installed: code before main, like a constructor.
+      if (symbol.type == 'i') {
+        refuse(symbol, "defines " + demangle(name) + " as an indirect function (GNU ifunc, or target_clones): its "
+               "resolver would run before main; write one version, or choose at run time", object);
         continue;
       }
       if (!is_strong_global(symbol.type) && !is_weak(symbol.type)) continue;

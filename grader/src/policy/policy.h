@@ -3,7 +3,9 @@
 //     strong global is made local, so student code cannot interpose on the harness or the C library;
 //   - defining a C library, timer or runtime symbol (clock_gettime, main, omp_get_wtime...) is refused;
 //   - calling what the lab does not allow (fork, dlopen, sockets, cublas* in a GEMM lab...) is refused;
-//   - static constructors (.init_array, .ctors, .preinit_array) are refused: no code runs before main.
+//   - static constructors (.init_array, .ctors, .preinit_array) and ifuncs are refused: no code runs before main;
+//   - headers the lab forbids (CUB, Thrust, CUTLASS: header-only, so nothing of them need be left to name in
+//     the object) are refused from the compiler's dependency list.
 #pragma once
 
 #include <filesystem>
@@ -41,5 +43,14 @@ const std::vector<std::string>& default_forbidden_calls();
 const std::vector<std::string>& forbidden_definitions();
 
 bool glob_match(std::string_view pattern, std::string_view text);
+
+// Whether the lab's code may start threads: a GPU lab (the CUDA runtime starts its own), or one whose
+// [policy] allow lets a way to start them through (OpenMP's GOMP_*, pthread_create, std::thread). The
+// syscall filter refuses clone(CLONE_THREAD) in the others.
+bool lab_allows_threads(const LabSpec& spec);
+
+// The dependency list the compiler writes beside a student object (-MD -MF <object>.d): every header the
+// source included, however indirectly. [policy] forbid_headers is checked against it.
+std::filesystem::path dependency_file(const std::filesystem::path& object);
 
 }  // namespace grader

@@ -10,10 +10,11 @@
 // memory and output limits, so no caller can forget them and a child blocked on a full stdout pipe never
 // deadlocks a grader blocked on fd 4.
 //
-// Ending: the group is always killed while the leader is still unreaped (an unreaped leader holds its pid,
-// so the group id cannot have been reused), then the leader is reaped with its rusage, then whatever it left
-// behind: we are a child subreaper, so orphans of the group come back to us rather than to an init that may
-// never reap them (unreaped zombies of nobody would count against the next child's process limit).
+// Ending: the child's tree and group are always killed while the leader is still unreaped (an unreaped leader
+// holds its pid, so the group id cannot have been reused), then the leader is reaped with its rusage, then
+// whatever it left behind (run/reaper.h): we are a child subreaper, so its orphans, in whatever session, come
+// back to us rather than to an init that may never reap them; they are killed and reaped, so none runs on
+// beside the next grading or counts against the next child's process limit.
 #include "run/process.h"
 
 #include <fcntl.h>
@@ -36,6 +37,7 @@
 #include <utility>
 
 #include "run/procfs.h"
+#include "run/reaper.h"
 
 namespace grader {
 namespace {
@@ -375,9 +377,12 @@ ChildProcess ChildProcess::launch(const LaunchOptions& options) {
   plan.start_error_fd = start_errors.write_end.get();
 
   const auto started = Clock::now();
+  auto registering = started_children_lock();
   const pid_t pid = fork();
   if (pid < 0) throw std::system_error(errno, std::generic_category(), "fork for " + shown_name);
   if (pid == 0) become_child(plan);
+  register_started_child(pid);
+  registering.unlock();
 
   setpgid(pid, pid);  // the child does it too; whichever runs first, the group exists before we signal it
   dev_null.reset();
@@ -395,6 +400,7 @@ ChildProcess ChildProcess::launch(const LaunchOptions& options) {
   if (got != 0) {
     while (waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
     }
+    forget_started_child(pid);
     const int error = got == static_cast<ssize_t>(sizeof failure) ? failure.error : EIO;
     throw std::system_error(error, std::generic_category(), "cannot start " + shown_name + ": " + describe(failure.step));
   }
@@ -609,15 +615,21 @@ bool ChildProcess::killed_for_limit() const {
 void ChildProcess::end(Ending::Kind cause) {
   if (reaped_ || pid_ <= 0) return;
   if (has_exited()) cause = Ending::Kind::running;  // it ended before the limit could matter
-  ::kill(-pid_, SIGKILL);                           // the leader is unreaped: -pid_ is still its group
+  // Its whole tree is read while the leader still holds it together (a descendant that left the group with
+  // setsid is still below it), but the leader dies first: a shell whose child died first would exit by itself
+  // and hide our SIGKILL. What escapes both (its parent died first) is reaped below.
+  const std::vector<pid_t> descendants = procfs::descendants_of(pid_);
+  ::kill(-pid_, SIGKILL);  // the leader is unreaped: -pid_ is still its group
+  ::kill(pid_, SIGKILL);   // and the leader itself, should it have left its group
+  for (const pid_t descendant : descendants) ::kill(descendant, SIGKILL);
   int status = 0;
   rusage usage = {};
   while (wait4(pid_, &status, 0, &usage) < 0 && errno == EINTR) {
   }
-  // Reap what the group left behind: as a subreaper we are the parent of its orphans. They all got the
-  // SIGKILL above, and a process with SIGKILL pending cannot fork, so this wait ends.
-  while (waitpid(-pid_, nullptr, 0) > 0 || errno == EINTR) {
-  }
+  forget_started_child(pid_);
+  // As a subreaper we are the parent of every orphan it left: they are killed and reaped here, never left to
+  // count against the next worker's process limit or to run on beside its timing.
+  reap_orphans();
   reaped_ = true;
   close_fd(command_fd_);
   close_fd(pidfd_);

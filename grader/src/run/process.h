@@ -141,4 +141,5 @@ class ChildProcess {
 
 std::string signal_name(int signal);  // "SIGSEGV"; "signal 64" for ones without a name
 
+
 }  // namespace grader

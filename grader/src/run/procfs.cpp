@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <map>
 #include <string>
 
 namespace grader::procfs {
@@ -58,6 +59,7 @@ long status_value(const std::string& status, const char* key) {
   return std::strtol(status.c_str() + at + std::char_traits<char>::length(key), nullptr, 10);
 }
 
+constexpr int kStatParent = 4;
 constexpr int kStatProcessGroup = 5;
 constexpr int kStatResidentPages = 24;
 
@@ -84,6 +86,33 @@ long tasks_of_user(uid_t uid) {
     tasks += threads > 0 ? threads : 1;
   });
   return tasks;
+}
+
+std::vector<pid_t> children_of(pid_t parent) {
+  std::vector<pid_t> children;
+  for_each_process([&](long pid) {
+    if (stat_field(read_proc_file(pid, "stat"), kStatParent) == parent) children.push_back(static_cast<pid_t>(pid));
+  });
+  return children;
+}
+
+std::vector<pid_t> descendants_of(pid_t root) {
+  std::map<pid_t, std::vector<pid_t>> children;  // one scan of /proc: parent -> children
+  for_each_process([&](long pid) {
+    const long parent = stat_field(read_proc_file(pid, "stat"), kStatParent);
+    if (parent > 0) children[static_cast<pid_t>(parent)].push_back(static_cast<pid_t>(pid));
+  });
+  std::vector<pid_t> found;
+  std::vector<pid_t> frontier = {root};
+  while (!frontier.empty()) {
+    const pid_t next = frontier.back();
+    frontier.pop_back();
+    for (const pid_t child : children[next]) {
+      found.push_back(child);
+      frontier.push_back(child);
+    }
+  }
+  return found;
 }
 
 }  // namespace grader::procfs

@@ -8,6 +8,7 @@
 #include <sys/types.h>
 
 #include <cstddef>
+#include <vector>
 
 namespace grader::procfs {
 
@@ -17,5 +18,11 @@ std::size_t group_rss_bytes(pid_t pgid);
 
 // Tasks (processes and threads) whose real user id is `uid`: what the kernel compares with RLIMIT_NPROC.
 long tasks_of_user(uid_t uid);
+
+// The processes whose parent is `parent`.
+std::vector<pid_t> children_of(pid_t parent);
+
+// The processes below `root` in the process tree (children, their children...), not `root` itself.
+std::vector<pid_t> descendants_of(pid_t root);
 
 }  // namespace grader::procfs

@@ -1,11 +1,13 @@
 #include "run/sandbox.h"
 
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <cstdlib>
 
 #include "core/environment.h"
 #include "run/process.h"
+#include "run/syscall_filter.h"
 
 namespace grader {
 
@@ -30,9 +32,40 @@ void add_system(std::vector<std::string>& argv) {
   argv.insert(argv.end(), {"--ro-bind", "/etc", "/etc"});
 }
 
+// The syscall filter's archive, or why there is none.
+fs::path find_filter_library(std::string& why_not) {
+  const char* setting = std::getenv("GRADER_SYSCALL_FILTER");
+  if (setting != nullptr && std::string(setting) == "off") {
+    why_not = "turned off by GRADER_SYSCALL_FILTER=off";
+    return {};
+  }
+#ifdef GRADER_CANDIDATE_FILTER_LIBRARY
+  if (!syscall_filter_built()) {
+    why_not = "the grader was built without libseccomp";
+    return {};
+  }
+  // PR_GET_SECCOMP fails with EINVAL on a kernel built without seccomp.
+  if (prctl(PR_GET_SECCOMP, 0, 0, 0, 0) < 0) {
+    why_not = "this kernel has no seccomp";
+    return {};
+  }
+  const fs::path library = GRADER_CANDIDATE_FILTER_LIBRARY;
+  std::error_code ec;
+  if (!fs::is_regular_file(library, ec)) {
+    why_not = "its library " + library.string() + " is missing (rebuild the grader)";
+    return {};
+  }
+  return library;
+#else
+  why_not = "the grader was built without libseccomp (install libseccomp-dev and rebuild)";
+  return {};
+#endif
+}
+
 }  // namespace
 
 Sandbox::Sandbox() {
+  filter_library_ = find_filter_library(filter_why_not_);
   const char* setting = std::getenv("GRADER_SANDBOX");
   if (setting != nullptr && std::string(setting) == "off") {
     why_not_ = "turned off by GRADER_SANDBOX=off";
@@ -75,10 +108,14 @@ const Sandbox& Sandbox::get() {
 }
 
 std::string Sandbox::description() const {
-  if (available_)
-    return "bubblewrap sandbox (no network, read-only system, private /proc and /tmp, only the work directory "
-           "visible, new session)";
-  return "no sandbox: " + why_not_;
+  std::string text = available_ ? "bubblewrap sandbox (no network, read-only system, private /proc and /tmp, only the "
+                                  "work directory visible, new session)"
+                                : "no sandbox: " + why_not_;
+  if (!filter_library_.empty())
+    return text + "; seccomp syscall filter in the candidate (no new processes or programs, no signals to or "
+                  "tracing of other processes, no sockets, namespaces, mounts, perf events or io_uring; threads "
+                  "only where the lab has them)";
+  return text + "; no syscall filter: " + filter_why_not_;
 }
 
 std::vector<std::string> Sandbox::wrapper(const fs::path& writable, const fs::path& cwd, const std::vector<fs::path>& readable,

@@ -18,8 +18,13 @@ class Sandbox {
   static const Sandbox& get();
 
   bool available() const { return available_; }
-  // What the report's isolation line says.
+  // What the report's isolation line says: the box, and the syscall filter.
   std::string description() const;
+
+  // The archive of start-up objects that installs the syscall filter in a candidate (run/syscall_filter.h),
+  // linked into every candidate; empty when the grader was built without libseccomp, the kernel has no
+  // seccomp, or GRADER_SYSCALL_FILTER=off (for debugging the grader only).
+  const std::filesystem::path& filter_library() const { return filter_library_; }
 
   // The command prefix that runs a program inside the box, starting in `cwd`, with `writable` (which holds
   // cwd) bound read-write, `readable` directories visible read-only, and the GPU's device nodes when `gpu`.
@@ -31,6 +36,8 @@ class Sandbox {
   Sandbox();
   bool available_ = false;
   std::string why_not_;
+  std::filesystem::path filter_library_;
+  std::string filter_why_not_;
 };
 
 }  // namespace grader

@@ -4,6 +4,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "run/syscall_filter.h"
+
 namespace grader {
 
 namespace {
@@ -28,6 +30,8 @@ WorkerFailure describe_ending(const Ending& ending, const ProcessLimits& limits)
       if (ending.signal == SIGXFSZ)
         return {Verdict::output_limit, "wrote past the file-size limit of " + std::to_string(limits.file_bytes >> 20) +
                                            " MiB (filling the disk?)"};
+      if (ending.signal == SIGSYS)
+        return {Verdict::crash, "killed by SIGSYS: it made a system call the grader's syscall filter refuses"};
       return {Verdict::crash, "killed by " + ending.signal_name};
     case Ending::Kind::wall_timeout:
       return {Verdict::time_limit, "ran past the wall-clock limit of " + format_seconds(limits.wall_seconds)};
@@ -56,8 +60,21 @@ bool Worker::fail_from_ending() {
   alive_ = false;
   const Ending& ending = process_.finish();
   failure_ = describe_ending(ending, limits_);
+  // The filter's SIGSYS reporter names the call on stderr (run/syscall_filter.h): the verdict leads with it.
+  bool named_call = false;
+  if (ending.signal == SIGSYS) {
+    const std::string& text = process_.stderr_text();
+    const auto marker = text.rfind(kForbiddenSyscallMarker);
+    if (marker != std::string::npos) {
+      const auto start = marker + kForbiddenSyscallMarker.size();
+      const auto stop = text.find(" (refused", start);
+      failure_.details = "forbidden system call " + text.substr(start, stop == std::string::npos ? std::string::npos : stop - start) +
+                         " (refused by the grader's syscall filter, killed by SIGSYS)";
+      named_call = true;
+    }
+  }
   // The last words on stderr usually say why (a CUDA error, an assertion, an uncaught exception).
-  if (failure_.verdict == Verdict::crash || failure_.verdict == Verdict::no_completion) {
+  if ((failure_.verdict == Verdict::crash || failure_.verdict == Verdict::no_completion) && !named_call) {
     std::string tail = process_.stderr_text();
     if (tail.size() > 400) tail = "..." + tail.substr(tail.size() - 400);
     while (!tail.empty() && (tail.back() == '\n' || tail.back() == ' ')) tail.pop_back();

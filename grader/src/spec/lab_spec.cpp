@@ -176,6 +176,7 @@ void read_build_section(const SpecTable& root, LabSpec& spec) {
 
   if (auto flags = build.optional("flags")) out.flags = flags->as_strings();
   if (auto flags = build.optional("link_flags")) out.link_flags = flags->as_strings();
+  if (auto flags = build.optional("judge_link_flags")) out.judge_link_flags = flags->as_strings();
   if (auto kb = build.optional("max_file_kb"))
     out.max_file_bytes = static_cast<std::size_t>(kb->as_integer_in(1, 1 << 20)) * 1024;  // at most 1 GiB a file
 }
@@ -186,6 +187,7 @@ void read_policy_section(const SpecTable& root, PolicySpec& policy) {
   const SpecTable table = field->as_table();
   if (auto forbid = table.optional("forbid")) policy.forbid = forbid->as_unique_strings();
   if (auto allow = table.optional("allow")) policy.allow = allow->as_unique_strings();
+  if (auto headers = table.optional("forbid_headers")) policy.forbid_headers = headers->as_unique_strings();
 }
 
 void read_limits_section(const SpecTable& root, LimitSpec& limits) {

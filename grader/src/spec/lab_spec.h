@@ -146,13 +146,15 @@ struct BuildSpec {
   std::vector<std::string> harness;         // sources in the lab directory, built once and cached
   std::vector<std::string> baseline;        // the judge's implementation, in the lab directory
   std::vector<std::string> flags;           // compile flags for student, harness and baseline alike
-  std::vector<std::string> link_flags;      // for example -fopenmp, -lcublas
+  std::vector<std::string> link_flags;      // for example -fopenmp: the judge and the candidate
+  std::vector<std::string> judge_link_flags;  // the judge only (-lcublas): the candidate is not linked with them
   std::size_t max_file_bytes = 256 * 1024;  // per student file
 };
 
 struct PolicySpec {
   std::vector<std::string> forbid;  // globs of undefined symbols refused on top of the grader's defaults
   std::vector<std::string> allow;   // globs taken out of the grader's default refusals
+  std::vector<std::string> forbid_headers;  // globs of header paths student code may not include (*/cub/*)
 };
 
 struct LimitSpec {

@@ -25,11 +25,13 @@ const std::vector<std::string>& known_spec_keys() {
       "build.baseline",
       "build.flags",
       "build.link_flags",
+      "build.judge_link_flags",
       "build.max_file_kb",
 
       "policy",
       "policy.forbid",
       "policy.allow",
+      "policy.forbid_headers",
 
       "limits",
       "limits.wall_seconds",

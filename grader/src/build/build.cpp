@@ -69,8 +69,12 @@ std::vector<std::string> filter_link_flags(const LabSpec& spec, bool nvcc) {
   if (library.empty()) return {};
   const std::string keep =
       std::string("--undefined=") + (lab_allows_threads(spec) ? "grader_syscall_filter_threads" : "grader_syscall_filter_no_threads");
-  if (nvcc) return {"-Xlinker", keep, library.string(), "-lseccomp"};
-  return {"-Wl," + keep, library.string(), "-lseccomp"};
+  // libseccomp itself: its static archive where the build put one beside the filter's, else the shared library.
+  std::error_code ec;
+  const fs::path static_seccomp = library.parent_path() / "libseccomp.a";
+  const std::string seccomp = fs::is_regular_file(static_seccomp, ec) ? static_seccomp.string() : "-lseccomp";
+  if (nvcc) return {"-Xlinker", keep, library.string(), seccomp};
+  return {"-Wl," + keep, library.string(), seccomp};
 }
 
 std::vector<std::string> link_command(const Environment& env, const LabSpec& spec, const std::string& gpu_arch,

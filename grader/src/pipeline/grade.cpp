@@ -918,7 +918,7 @@ void Grading::run() {
   if (calibration_) {
     attach_calibration(report_.machine, *calibration_);
     add_calibrated_scaling(machine_, *calibration_);
-    if (!report_.machine.calibration_stable)
+    if (!report_.machine.calibration_stable && !options_.quick)
       report_.warnings.push_back("this machine's calibration never settled (it was taken while other programs ran): "
                                  "roofline fractions may be off; run `grader calibrate` on a quiet machine");
   }

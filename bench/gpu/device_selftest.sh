@@ -18,7 +18,8 @@
 # .carry/bin/grader, then grader on PATH), GRADER_CACHE (default /tmp/gcache), ARCH (default sm_90).
 # With the device tool: build the grader here, copy it to .carry/bin/ and the shared libraries the GPU machine
 # lacks to .carry/lib/ (from a Debian 12 build: libtomlplusplus.so.3, libarchive.so.13 and its libnettle,
-# libacl, libxml2 and ICU 72, 38 MB in all; `ldd` says which), and run
+# libacl, libxml2 and ICU 72, 38 MB in all; `ldd` says which) together with build/lib/*.a (the syscall filter
+# every candidate is linked with, and libseccomp's static archive: the grader looks for them beside bin/), and run
 #   bash bench/gpu/device_selftest.sh lab5 lab8        with carry [".carry"]
 # About 5 minutes on an H100 for both labs (selftest lab8 2 min, lab5 1 min).
 set -uo pipefail

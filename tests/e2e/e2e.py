@@ -413,6 +413,32 @@ def check_trust_lying_harness(grader, args):
     check(run.code == GRADED_FAILURES, "exit code %d, expected %d" % (run.code, GRADED_FAILURES))
 
 
+# --- a busy machine, named in every format -------------------------------------------------------------------
+
+BUSY_WARNING = "other programs used the CPU while this grading timed"
+
+
+def check_busy_warning(grader, args):
+    """Another program burning a core while items are timed: the report names the load and the items it touched,
+    once, in JSON and in Gradescope's results (the text report prints the same list of warnings)."""
+    submission = os.path.join(args.root, "tests", "submissions", TRUST_LAB, "honest")
+    burner = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        with trust_root(args) as root:
+            report = grader.run("grade", "lab90", "--submission", submission, "--format", "json", root=root).json()
+            gradescope = grader.run("grade", "lab90", "--submission", submission, "--format", "gradescope",
+                                    root=root).json()
+    finally:
+        burner.kill()
+        burner.wait()
+    warnings = [w for w in report.get("warnings", []) if BUSY_WARNING in w]
+    check(len(warnings) == 1, "the JSON report carries %d busy warnings, expected one: %r" % (
+        len(warnings), report.get("warnings")))
+    check(TRUST_HONEST in warnings[0], "the warning does not name the timed item %r: %r" % (TRUST_HONEST, warnings[0]))
+    check(gradescope["output"].count(BUSY_WARNING) == 1, "Gradescope's output does not carry the warning once: %r" %
+          gradescope["output"])
+
+
 # --- GPU work on a side stream (tests/submissions/lab5/side_stream) ------------------------------------------
 #
 # Its kernel runs on a non-blocking stream it creates, and it returns without waiting. Two defences, one test
@@ -699,6 +725,7 @@ CHECKS = {
     "busy-calibration": check_busy_calibration,
     "trust-background-thread": check_trust_background_thread,
     "trust-lying-harness": check_trust_lying_harness,
+    "busy-warning": check_busy_warning,
     "lab5-side-stream": check_lab5_side_stream,
     "cli-list": check_list,
     "cli-list-memcheck": check_list_memcheck,

@@ -131,6 +131,8 @@ json to_gradescope(const Report& report) {
   std::string summary = report.lab_name + ": " + std::string(info(report.verdict).label);
   if (!report.verdict_details.empty()) summary += "\n" + report.verdict_details;
   if (!report.build_log.empty() && report.verdict == Verdict::build_error) summary += "\n\n" + report.build_log;
+  // Warnings (a busy machine, an unsettled calibration) say why figures may be off: students see them too.
+  for (const auto& warning : report.warnings) summary += "\nwarning: " + warning;
   const double seconds = finite_or_zero(report.wall_seconds);
   return {{"score", finite_or_zero(report.score)},
           {"execution_time", static_cast<long>(std::ceil(std::clamp(seconds, 0.0, 1e9)))},

@@ -20,6 +20,8 @@
 #include "calibrate/calibration.h"
 #include "check/compare.h"
 #include "data/manifest.h"
+#include "measure/fresh.h"
+#include "measure/quiet.h"
 #include "measure/statistics.h"
 #include "pipeline/launch.h"
 #include "policy/policy.h"
@@ -169,7 +171,8 @@ class Grading {
   // Empty when the times the candidate reported agree with what the grader measured from outside; else
   // why they cannot be reconciled.
   std::string cross_check_times(Worker& cand, const std::string& variant, double cand_reported, Worker& base,
-                                const std::string& base_variant, double base_reported, bool base_is_judge, int reps);
+                                const std::string& base_variant, double base_reported, bool base_is_judge, int reps,
+                                FreshCalls& fresh);
   void fill_rates(const PerformanceItem& item, const Variables& params, Timing& timing) const;
   struct Ceilings {
     double bytes_per_second = 0, flops_per_second = 0;
@@ -586,18 +589,21 @@ std::optional<Grading::Ceilings> Grading::roofline_ceilings(const PerformanceIte
 
 std::string Grading::cross_check_times(Worker& cand, const std::string& variant, double cand_reported, Worker& base,
                                        const std::string& base_variant, double base_reported, bool base_is_judge,
-                                       int reps) {
+                                       int reps, FreshCalls& fresh) {
   // Two runs of `reps` and `3 * reps` calls, timed from here: their difference is the cost of 2 * reps calls
   // with the command's fixed costs (the pipe, the reply) cancelled out. It still includes what the harness
   // does around each call (poisoning, cache flushes): the judge, with the same harness, measures that.
   auto outside_per_call = [&](Worker& worker, const std::string& v, double& per_call) {
     TimedCalls ignored;
     const double timeout = spec_.limits.wall_seconds;
+    // Fresh inputs here too, so these calls cost what the timed ones did; named before the clock starts.
+    const std::string short_name = fresh.next(v, reps);
+    const std::string long_name = fresh.next(v, 3 * reps);
     auto start = steady::now();
-    if (!worker.time(v, 0, reps, false, timeout, ignored)) return false;
+    if (!worker.time(short_name, 0, reps, false, timeout, ignored)) return false;
     const double short_run = seconds_since(start);
     start = steady::now();
-    if (!worker.time(v, 0, 3 * reps, false, timeout, ignored)) return false;
+    if (!worker.time(long_name, 0, 3 * reps, false, timeout, ignored)) return false;
     per_call = (seconds_since(start) - short_run) / (2.0 * reps);
     return true;
   };
@@ -626,6 +632,9 @@ void Grading::measure(const PerformanceItem& item, TestResult& test) {
   const Variables params = case_params(item.params, machine_);
   const std::uint64_t seed = derive_seed(options_.seed, "performance/" + item.name);
   const Tolerance& tolerance = tolerance_for(spec_, std::nullopt, item.tolerance);
+  // Every timed call gets inputs of its own (measure/fresh.h): a submission cannot reuse work from an earlier
+  // call, and the judge replays the inputs of the calls whose outputs are checked.
+  FreshCalls fresh(derive_seed(options_.seed, "fresh/" + item.name));
   auto fail = [&](Verdict verdict, const std::string& details) {
     test.verdict = verdict;
     test.details = details;
@@ -670,23 +679,77 @@ void Grading::measure(const PerformanceItem& item, TestResult& test) {
   // warm up first; stop once both are steady, or at the lab's repetition or time budget.
   progress("performance: " + item.name + ": timing");
   const auto& timing = spec_.timing;
+  const bool baseline_is_candidate_code =
+      separate_baseline != nullptr && item.baseline.process == BaselineSpec::Process::candidate;
   Measurement m;
   m.candidate.label = "candidate " + item.variant;
-  m.baseline.label = std::string(baseline == &j ? "judge " : separate_baseline && item.baseline.process == BaselineSpec::Process::candidate ? "candidate " : "judge ") + baseline_variant;
+  m.baseline.label = std::string(baseline_is_candidate_code ? "candidate " : "judge ") + baseline_variant;
+  Timing cap;  // the judge's cap of a candidate baseline (baseline.cap), timed in the same rounds
+  cap.label = "judge " + item.baseline.cap;
   const auto start = steady::now();
   int reps_per_round = 1;
   const double command_timeout = spec_.limits.wall_seconds;
+
+  // While one side is timed, the processes running the submission's code on the other side must be idle.
+  QuietWatch quiet;
+  auto timed = [&](Worker& worker, const std::string& name, int warmup, int reps, bool outputs, TimedCalls& into) {
+    std::vector<QuietWatch::Watched> watched;
+    if (&worker != &cand && cand.alive()) watched.push_back({cand.process().pid(), "submission's process"});
+    if (baseline_is_candidate_code && &worker != separate_baseline.get() && separate_baseline->alive())
+      watched.push_back({separate_baseline->process().pid(), "submission's baseline process"});
+    quiet.before(watched);
+    const auto began = steady::now();
+    const bool ok = worker.time(name, warmup, reps, outputs, command_timeout, into);
+    quiet.after(seconds_since(began));
+    return ok;
+  };
+
+  // The outputs of one timed call of each round come back; the judge replays that call's inputs and the two
+  // must agree. The judge's naive code can cost far more than a round (lab 3: a second against 0.1 s), so a
+  // round is checked with a probability that keeps checking to about the time spent timing, at least 1 in 4,
+  // drawn from the run's secret seed; the first and the last round are always checked.
+  std::mt19937_64 pick(derive_seed(options_.seed, "check/" + item.name));
+  double check_seconds = 0, last_check_seconds = 0;
+  std::optional<std::pair<Verdict, std::string>> check_failure;
+  auto verify = [&](const std::vector<Array>& got, std::uint64_t call) {
+    std::vector<Array> want;
+    double ignored = 0;
+    const auto began = steady::now();
+    if (!j.run(fresh.replay(item.variant, call), judge_timeout(), want, ignored)) {
+      check_failure = {Verdict::internal_error, "the judge failed on a timed call's inputs: " + j.failure().details};
+      return false;
+    }
+    last_check_seconds = seconds_since(began);
+    check_seconds += last_check_seconds;
+    const OutputsCheck check = check_outputs(got, want, tolerance);
+    if (check.oracle_invalid)
+      check_failure = {Verdict::internal_error, "the judge's outputs for a timed call's inputs hold NaN or Inf"};
+    else if (!check.passed)
+      check_failure = {Verdict::wrong_answer, "the outputs of timed call " + std::to_string(call) +
+                                                  " (its inputs fresh, like every timed call's) are wrong: " + check.summary};
+    return !check_failure;
+  };
+  struct Unchecked {
+    std::vector<Array> outputs;
+    std::uint64_t call = 0;
+  };
+  std::optional<Unchecked> unchecked;  // the last round's outputs, when that round was not checked yet
+
   for (int round = 0;; ++round) {
     const int warmup = round == 0 ? timing.warmup : 0;
-    TimedCalls base_calls, cand_calls;
-    if (!baseline->time(baseline_variant, warmup, reps_per_round, false, command_timeout, base_calls)) {
+    const auto round_start = steady::now();
+    TimedCalls base_calls, cap_calls, cand_calls;
+    if (!timed(*baseline, fresh.next(baseline_variant, warmup + reps_per_round), warmup, reps_per_round, false, base_calls)) {
       const auto& failure = baseline->failure();
-      const bool candidate_side = baseline != &j && item.baseline.process == BaselineSpec::Process::candidate;
-      return fail(candidate_side ? failure.verdict : Verdict::internal_error, "the baseline run failed: " + failure.details);
+      return fail(baseline_is_candidate_code ? failure.verdict : Verdict::internal_error,
+                  "the baseline run failed: " + failure.details);
     }
-    // Every round's last call is checked, so a submission cannot compute once and then return cached
-    // or partial results while it is being timed.
-    if (!cand.time(item.variant, warmup, reps_per_round, /*want_outputs=*/true, command_timeout, cand_calls)) {
+    if (!item.baseline.cap.empty() &&
+        !timed(j, fresh.next(item.baseline.cap, warmup + reps_per_round), warmup, reps_per_round, false, cap_calls))
+      return fail(Verdict::internal_error, "the judge's " + item.baseline.cap + " failed: " + j.failure().details);
+    const std::string cand_name = fresh.next(item.variant, warmup + reps_per_round);
+    const std::uint64_t checked_call = fresh.last_call();
+    if (!timed(cand, cand_name, warmup, reps_per_round, /*want_outputs=*/true, cand_calls)) {
       Verdict v = cand.failure().verdict;
       std::string details = cand.failure().details;
       retire_candidate_if_dead();
@@ -697,10 +760,18 @@ void Grading::measure(const PerformanceItem& item, TestResult& test) {
                                     "outside the timed region");
     if (cand_calls.busy_threads > 0)
       return fail(Verdict::suspect, std::to_string(cand_calls.busy_threads) + " thread(s) of the submission were still "
-                                    "running after the timed call returned");
-    OutputsCheck check = check_outputs(cand_calls.outputs, expected, tolerance);
-    if (!check.passed) return fail(Verdict::wrong_answer, "the timed call's outputs are wrong: " + check.summary);
+                                    "working after the timed call returned");
+    const double round_seconds = seconds_since(round_start);
+    const double check_chance =
+        last_check_seconds > 0 ? std::clamp(round_seconds / last_check_seconds, 0.25, 1.0) : 1.0;
+    if (round == 0 || std::uniform_real_distribution<double>(0, 1)(pick) < check_chance) {
+      unchecked.reset();
+      if (!verify(cand_calls.outputs, checked_call)) return fail(check_failure->first, check_failure->second);
+    } else {
+      unchecked = Unchecked{std::move(cand_calls.outputs), checked_call};
+    }
     m.baseline.seconds.insert(m.baseline.seconds.end(), base_calls.seconds.begin(), base_calls.seconds.end());
+    cap.seconds.insert(cap.seconds.end(), cap_calls.seconds.begin(), cap_calls.seconds.end());
     m.candidate.seconds.insert(m.candidate.seconds.end(), cand_calls.seconds.begin(), cand_calls.seconds.end());
 
     if (round == 0) {
@@ -711,15 +782,19 @@ void Grading::measure(const PerformanceItem& item, TestResult& test) {
     const int reps = static_cast<int>(m.candidate.seconds.size());
     const double noise = std::max(summarize(m.baseline.seconds).relative_spread(), summarize(m.candidate.seconds).relative_spread());
     const bool enough = reps >= timing.min_reps;
-    if (enough && (noise <= timing.target_noise || reps >= timing.max_reps || seconds_since(start) >= timing.max_seconds))
-      break;
-    if (seconds_since(start) >= 3 * timing.max_seconds) break;  // never more than this, even below min_reps
+    // The judge's checks are not timing: they do not use up the timing budget.
+    const double spent = seconds_since(start) - check_seconds;
+    if (enough && (noise <= timing.target_noise || reps >= timing.max_reps || spent >= timing.max_seconds)) break;
+    if (spent >= 3 * timing.max_seconds) break;  // never more than this, even below min_reps
   }
+  if (unchecked && !verify(unchecked->outputs, unchecked->call)) return fail(check_failure->first, check_failure->second);
+  if (const std::string why = quiet.verdict(); !why.empty()) return fail(Verdict::suspect, why);
 
   // Figures for the report only: the judge's professional implementations (cuBLAS, CUB, OpenBLAS), or
   // "candidate:<variant>" for the student's other versions (lab2's table of all six loop orders). Timed
-  // after, on the same inputs. Every variant of a lab computes the same function, so the judge's outputs
-  // are the expected ones; a candidate version whose outputs are wrong is labelled so, not timed.
+  // after, on the inputs as set up (not fresh: they earn nothing). Every variant of a lab computes the same
+  // function, so the judge's outputs are the expected ones; a candidate version whose outputs are wrong is
+  // labelled so, not timed.
   for (const auto& entry : item.compare) {
     const bool on_candidate = entry.rfind("candidate:", 0) == 0;
     const std::string variant = on_candidate ? entry.substr(std::string("candidate:").size()) : entry;
@@ -739,11 +814,30 @@ void Grading::measure(const PerformanceItem& item, TestResult& test) {
     m.compare.push_back(t);
   }
 
+  // The bound (lab 6's transfer bound): the baseline when that is it, else timed now like a compare entry.
+  std::optional<Timing> bound;
+  if (!item.bound.empty()) {
+    if (baseline == &j && baseline_variant == item.bound) {
+      bound = m.baseline;
+    } else {
+      for (const auto& t : m.compare)
+        if (t.label == "judge " + item.bound && !t.seconds.empty()) bound = t;
+      if (!bound) {
+        TimedCalls calls;
+        if (!timed(j, fresh.next(item.bound, timing.warmup + timing.min_reps), timing.warmup, timing.min_reps, false, calls))
+          return fail(Verdict::internal_error, "the judge's " + item.bound + " failed: " + j.failure().details);
+        bound = Timing{};
+        bound->label = "judge " + item.bound;
+        bound->seconds = calls.seconds;
+      }
+    }
+  }
+
   // The times above are the workers' own; a submission shares its process with the timer. Check them
   // against the grader's own clock before they earn anything.
   const std::string unreconciled =
       cross_check_times(cand, item.variant, summarize(m.candidate.seconds).median, *baseline, baseline_variant,
-                        summarize(m.baseline.seconds).median, baseline == &j, reps_per_round);
+                        summarize(m.baseline.seconds).median, baseline == &j, reps_per_round, fresh);
   if (!cand.alive()) {
     Verdict v = cand.failure().verdict;
     std::string details = cand.failure().details;
@@ -753,6 +847,16 @@ void Grading::measure(const PerformanceItem& item, TestResult& test) {
 
   fill_rates(item, params, m.candidate);
   fill_rates(item, params, m.baseline);
+  if (!cap.seconds.empty()) {
+    // The yardstick is the faster of the candidate's own baseline and the judge's cap: slowing the baseline
+    // down buys nothing beyond the judge's time.
+    fill_rates(item, params, cap);
+    if (cap.median < m.baseline.median) {
+      cap.label += " (caps " + m.baseline.label + ", which took " + fixed(m.baseline.median * 1e3, 2) + " ms)";
+      std::swap(cap, m.baseline);
+    }
+    m.compare.push_back(cap);
+  }
   m.speedup = m.baseline.median / m.candidate.median;
   m.speedup_low = m.candidate.q3 > 0 ? m.baseline.q1 / m.candidate.q3 : 0;
   m.speedup_high = m.candidate.q1 > 0 ? m.baseline.q3 / m.candidate.q1 : 0;
@@ -774,6 +878,13 @@ void Grading::measure(const PerformanceItem& item, TestResult& test) {
   }
   test.measurement = m;
   if (!unreconciled.empty()) return fail(Verdict::suspect, unreconciled);
+  if (bound) {
+    const double bound_median = summarize(bound->seconds).median;
+    if (m.candidate.median > 0 && bound_median / m.candidate.median > believable_roofline)
+      return fail(Verdict::suspect, "measured " + fixed(bound_median / m.candidate.median, 2) + " times faster than the " +
+                                        bound->label + ", which no code beats by much: the timing was fooled (work "
+                                        "outside the timed call, or kept from an earlier call?)");
+  }
   score_measurement(item, params, test);
 }
 
@@ -833,6 +944,13 @@ void Grading::grade_performance(const PerformanceItem& item, TestResult& test) {
     if (!timing_lock_.owns_lock()) {
       if (options_.performance_mutex != nullptr) timing_lock_ = std::unique_lock<std::mutex>(*options_.performance_mutex);
       warn_if_busy();
+      // The race detectors' build of the submission is done with: it must not run beside the timing.
+      for (auto& [flags, built] : flag_builds_)
+        if (built.worker) {
+          built.worker->quit();
+          harvest_output(*built.worker);
+          built.worker.reset();
+        }
     }
     measure(item, test);
     measurements_[key] = test;

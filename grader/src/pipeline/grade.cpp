@@ -760,7 +760,7 @@ void Grading::measure(const PerformanceItem& item, TestResult& test) {
                                     "outside the timed region");
     if (cand_calls.busy_threads > 0)
       return fail(Verdict::suspect, std::to_string(cand_calls.busy_threads) + " thread(s) of the submission were still "
-                                    "working after the timed call returned");
+                                    "running after the timed call returned");
     const double round_seconds = seconds_since(round_start);
     const double check_chance =
         last_check_seconds > 0 ? std::clamp(round_seconds / last_check_seconds, 0.25, 1.0) : 1.0;

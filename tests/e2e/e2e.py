@@ -761,10 +761,12 @@ def check_lab3_serial_waster(grader, args):
             check(test["status"] == "passed", "correctness item %r is %r (%s)" % (test["name"], test["status"], test["details"]))
     for item in LAB3_SCALING:
         test = tests[item]
-        m = test.get("measurement") or {}
         print("%s: %s, %r points (%s)" % (item, test["status"], test["score"], test["details"]))
-        check(test["score"] == 0, "scaling item %r scores %r, expected 0: the slowed one-thread run bought points (%s)" % (
-            item, test["score"], test["details"]))
+        # The dot product's serial code and the judge's cap are the same memory-bound loop: their ratio is 1 give or
+        # take the machine's noise, and its tier starts at 1.1. A tenth of its points is noise; more was bought.
+        allowed = 1.0 if item.startswith("dot") else 0
+        check(test["score"] <= allowed, "scaling item %r scores %r, expected 0: the slowed one-thread run bought "
+              "points (%s)" % (item, test["score"], test["details"]))
         check(test["status"] in ("below_threshold", "suspect"), "scaling item %r is %r" % (item, test["status"]))
 
 

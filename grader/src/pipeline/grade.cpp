@@ -737,19 +737,22 @@ void Grading::measure(const PerformanceItem& item, TestResult& test) {
 
   for (int round = 0;; ++round) {
     const int warmup = round == 0 ? timing.warmup : 0;
+    // Only the last call of a round is checked. With the same number of calls in every round, counting calls
+    // between the pauses would tell a submission which call that is; so each round has a secret length.
+    const int calls = std::uniform_int_distribution<int>(1, reps_per_round)(pick);
     const auto round_start = steady::now();
     TimedCalls base_calls, cap_calls, cand_calls;
-    if (!timed(*baseline, fresh.next(baseline_variant, warmup + reps_per_round), warmup, reps_per_round, false, base_calls)) {
+    if (!timed(*baseline, fresh.next(baseline_variant, warmup + calls), warmup, calls, false, base_calls)) {
       const auto& failure = baseline->failure();
       return fail(baseline_is_candidate_code ? failure.verdict : Verdict::internal_error,
                   "the baseline run failed: " + failure.details);
     }
     if (!item.baseline.cap.empty() &&
-        !timed(j, fresh.next(item.baseline.cap, warmup + reps_per_round), warmup, reps_per_round, false, cap_calls))
+        !timed(j, fresh.next(item.baseline.cap, warmup + calls), warmup, calls, false, cap_calls))
       return fail(Verdict::internal_error, "the judge's " + item.baseline.cap + " failed: " + j.failure().details);
-    const std::string cand_name = fresh.next(item.variant, warmup + reps_per_round);
+    const std::string cand_name = fresh.next(item.variant, warmup + calls);
     const std::uint64_t checked_call = fresh.last_call();
-    if (!timed(cand, cand_name, warmup, reps_per_round, /*want_outputs=*/true, cand_calls)) {
+    if (!timed(cand, cand_name, warmup, calls, /*want_outputs=*/true, cand_calls)) {
       Verdict v = cand.failure().verdict;
       std::string details = cand.failure().details;
       retire_candidate_if_dead();

@@ -62,6 +62,11 @@ CpuCalibration cpu_from_json(const json& data) {
   c.threads = data.at("threads").get<int>();
   c.bandwidth_1t_gbps = data.at("bandwidth_1t_gbps").get<double>();
   c.bandwidth_all_gbps = data.at("bandwidth_all_gbps").get<double>();
+  c.read_bandwidth_1t_gbps = data.at("read_bandwidth_1t_gbps").get<double>();
+  c.read_bandwidth_all_gbps = data.at("read_bandwidth_all_gbps").get<double>();
+  c.rounds = data.at("rounds").get<int>();
+  c.stable = data.at("stable").get<bool>();
+  c.busy = data.at("busy").get<bool>();
   c.peak_fp64_gflops_1t = data.at("peak_fp64_gflops_1t").get<double>();
   c.peak_fp64_gflops_all = data.at("peak_fp64_gflops_all").get<double>();
   return c;
@@ -72,10 +77,13 @@ GpuCalibration gpu_from_json(const json& data) {
   g.name = data.at("gpu").get<std::string>();
   g.arch = data.at("gpu_arch").get<std::string>();
   g.bandwidth_gbps = data.at("gpu_bandwidth_gbps").get<double>();
+  g.read_bandwidth_gbps = data.at("gpu_read_bandwidth_gbps").get<double>();
   g.sgemm_tflops = data.at("gpu_sgemm_tflops").get<double>();
   g.dgemm_tflops = data.at("gpu_dgemm_tflops").get<double>();
   g.h2d_pinned_gbps = data.at("gpu_h2d_pinned_gbps").get<double>();
   g.d2h_pinned_gbps = data.at("gpu_d2h_pinned_gbps").get<double>();
+  g.rounds = data.at("gpu_rounds").get<int>();
+  g.stable = data.at("gpu_stable").get<bool>();
   return g;
 }
 
@@ -105,7 +113,7 @@ std::optional<Calibration> load_calibration(const Environment& env) {
     if (data.contains("gpu")) c.gpu = gpu_from_json(data);
     return c;
   } catch (const std::exception&) {
-    return std::nullopt;  // a damaged file is as good as none: calibrate again
+    return std::nullopt;  // a damaged file, or one from an older grader, is as good as none: calibrate again
   }
 }
 
@@ -141,11 +149,15 @@ void attach_calibration(MachineInfo& machine, const Calibration& c) {
   machine.calibrated = true;
   machine.bandwidth_1t_gbps = c.cpu.bandwidth_1t_gbps;
   machine.bandwidth_all_gbps = c.cpu.bandwidth_all_gbps;
+  machine.read_bandwidth_1t_gbps = c.cpu.read_bandwidth_1t_gbps;
+  machine.read_bandwidth_all_gbps = c.cpu.read_bandwidth_all_gbps;
+  machine.calibration_stable = c.cpu.stable && !c.cpu.busy && (!c.gpu || c.gpu->stable);
   machine.peak_fp64_gflops_1t = c.cpu.peak_fp64_gflops_1t;
   machine.peak_fp64_gflops_all = c.cpu.peak_fp64_gflops_all;
   if (c.gpu) {
     machine.gpu = c.gpu->name;
     machine.gpu_bandwidth_gbps = c.gpu->bandwidth_gbps;
+    machine.gpu_read_bandwidth_gbps = c.gpu->read_bandwidth_gbps;
     machine.gpu_sgemm_tflops = c.gpu->sgemm_tflops;
     machine.gpu_dgemm_tflops = c.gpu->dgemm_tflops;
   }

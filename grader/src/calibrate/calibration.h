@@ -11,24 +11,38 @@
 
 namespace grader {
 
+// Memory ceilings come in two kinds: read-write (copy, triad: what a kernel that writes as much as it reads
+// can reach) and read-only (a dot product: what a kernel that only reads can reach, often far more). An
+// item says which applies (`memory = "read"` in lab.toml); holding a read-only kernel to the read-write
+// ceiling would show honest code above 100% of its roofline.
 struct CpuCalibration {
   int threads = 0;
-  double bandwidth_1t_gbps = 0;
+  double bandwidth_1t_gbps = 0;   // read-write
   double bandwidth_all_gbps = 0;
+  double read_bandwidth_1t_gbps = 0;
+  double read_bandwidth_all_gbps = 0;
   double peak_fp64_gflops_1t = 0;
   double peak_fp64_gflops_all = 0;
+  int rounds = 0;       // measurement rounds until no ceiling moved by more than 3%
+  bool stable = false;  // false: the rounds ran out first (another program competing for the cores)
+  // The all-thread figures were timed while other programs had the cores (the threads were on a CPU for
+  // less than 85% of the time): those figures, and what is derived from them, cannot be trusted.
+  bool busy = false;
 };
 
-// Measured by grader/calibrate/gpu_calibrate.cu: a device-to-device copy, cuBLAS GEMM rates (FP32 without
-// TF32, FP64), and pinned host-device copies.
+// Measured by grader/calibrate/gpu_calibrate.cu: a device-to-device copy (read-write), a read-only sum,
+// cuBLAS GEMM rates (FP32 without TF32, FP64), and pinned host-device copies.
 struct GpuCalibration {
   std::string name;
   std::string arch;
-  double bandwidth_gbps = 0;
+  double bandwidth_gbps = 0;       // read-write: bytes read + written per second
+  double read_bandwidth_gbps = 0;  // read-only
   double sgemm_tflops = 0;
   double dgemm_tflops = 0;
   double h2d_pinned_gbps = 0;
   double d2h_pinned_gbps = 0;
+  int rounds = 0;
+  bool stable = false;
 };
 
 struct Calibration {

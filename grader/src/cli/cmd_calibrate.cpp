@@ -10,7 +10,7 @@ void setup_calibrate(CLI::App& app) {
   auto* calibrate = app.add_subcommand("calibrate", "measure this machine's memory bandwidth and FP64 peak for reports");
   calibrate->callback([] {
     const Environment env = current_environment();
-    std::fprintf(stderr, "calibrating (about 10 s; keep the machine otherwise idle)...\n");
+    std::fprintf(stderr, "calibrating (10 to 60 s: rounds repeat until the figures settle; keep the machine otherwise idle)...\n");
     Calibration calibration;
     try {
       calibration = run_calibration(env);
@@ -19,7 +19,9 @@ void setup_calibrate(CLI::App& app) {
     }
     const CpuCalibration& c = calibration.cpu;
     std::printf("machine %s (%d threads)\n", machine_id().c_str(), c.threads);
-    std::printf("  memory bandwidth   1 thread %8.1f GB/s    all threads %8.1f GB/s\n", c.bandwidth_1t_gbps, c.bandwidth_all_gbps);
+    std::printf("  read-only memory   1 thread %8.1f GB/s    all threads %8.1f GB/s\n", c.read_bandwidth_1t_gbps,
+                c.read_bandwidth_all_gbps);
+    std::printf("  read-write memory  1 thread %8.1f GB/s    all threads %8.1f GB/s\n", c.bandwidth_1t_gbps, c.bandwidth_all_gbps);
     std::printf("  FP64 peak          1 thread %8.1f GFLOP/s all threads %8.1f GFLOP/s\n", c.peak_fp64_gflops_1t,
                 c.peak_fp64_gflops_all);
     // Every core has its own FP64 units, so all threads should reach several times one thread's peak. Far less
@@ -29,11 +31,18 @@ void setup_calibrate(CLI::App& app) {
       std::printf("  note: all %d threads reach only %.1fx one thread's FP64 peak; if the machine was busy, run "
                   "`grader calibrate` again when it is quiet\n",
                   c.threads, c.peak_fp64_gflops_all / c.peak_fp64_gflops_1t);
+    std::printf("  %d rounds; %s\n", c.rounds,
+                c.busy     ? "BUSY: other programs had the cores while all threads were timed, so the all-thread "
+                             "figures are too low; run `grader calibrate` again when the machine is quiet"
+                : c.stable ? "stable: the last round moved no ceiling by more than 3%"
+                           : "NOT stable: the ceilings still moved by more than 3% in the last round; run `grader "
+                             "calibrate` again when the machine is quiet");
     if (const auto& g = calibration.gpu) {
       std::printf("gpu %s (%s)\n", g->name.c_str(), g->arch.c_str());
-      std::printf("  device copy %8.1f GB/s   SGEMM %6.1f TFLOP/s   DGEMM %6.1f TFLOP/s\n", g->bandwidth_gbps, g->sgemm_tflops,
-                  g->dgemm_tflops);
+      std::printf("  read-only %8.1f GB/s   device copy %8.1f GB/s   SGEMM %6.1f TFLOP/s   DGEMM %6.1f TFLOP/s\n",
+                  g->read_bandwidth_gbps, g->bandwidth_gbps, g->sgemm_tflops, g->dgemm_tflops);
       std::printf("  pinned copies: host to device %6.1f GB/s, device to host %6.1f GB/s\n", g->h2d_pinned_gbps, g->d2h_pinned_gbps);
+      std::printf("  %d rounds; %s\n", g->rounds, g->stable ? "stable" : "NOT stable: run `grader calibrate` again when the GPU is idle");
     } else {
       std::printf("no CUDA GPU calibrated (none found, or no nvcc)\n");
     }

@@ -1,7 +1,14 @@
 // grader datasets generate|verify [LAB]: the public cases in datasets/<lab>/. `generate` runs the lab's
 // judge on each manifest entry's seed and parameters and writes inputs, expected outputs and checksums;
 // `verify` checks every file against the manifest.
+//
+// Expected outputs must be the same bits on every x86-64 CPU that regenerates them (an Intel and an AMD
+// machine must agree on the checksums), so the judge that writes them is built without the lab's
+// machine-specific flags: no -march=native (vector width and FMA differ between CPUs), no fast-math, and
+// no FMA contraction. CUDA labs compute on the GPU; their outputs are compared within tolerance instead.
+#include <algorithm>
 #include <cstdio>
+#include <string_view>
 #include <unistd.h>
 
 #include "build/build.h"
@@ -23,8 +30,26 @@ struct DatasetsCommand {
   std::optional<std::string> lab;
 };
 
+// The lab's flags less everything that lets the result depend on the CPU that builds or runs the judge.
+std::vector<std::string> reproducible_flags(const std::vector<std::string>& flags) {
+  static constexpr std::string_view cpu_specific[] = {"-march=", "-mtune=", "-mcpu=", "-mavx", "-mfma", "-msse",
+                                                      "-ffp-contract=", "-ffast-math", "-funsafe-math",
+                                                      "-fassociative-math", "-freciprocal-math"};
+  std::vector<std::string> kept;
+  for (const auto& flag : flags) {
+    const bool drop = std::any_of(std::begin(cpu_specific), std::end(cpu_specific),
+                                  [&](std::string_view prefix) { return flag.starts_with(prefix); });
+    if (flag == "-Ofast") kept.push_back("-O3");
+    else if (!drop) kept.push_back(flag);
+  }
+  kept.push_back("-ffp-contract=off");
+  return kept;
+}
+
 void generate(const Environment& env, const LabSpec& spec, Manifest& manifest) {
-  const LabBuild lab = build_lab(env, spec);
+  LabSpec judge_spec = spec;
+  if (spec.build.language != "cuda") judge_spec.build.flags = reproducible_flags(spec.build.flags);
+  const LabBuild lab = build_lab(env, judge_spec);
   std::string pattern = (fs::temp_directory_path() / "grader-datasets-XXXXXX").string();
   if (::mkdtemp(pattern.data()) == nullptr) throw CommandFailure(ExitCode::internal, "cannot create a temporary directory");
   const fs::path workdir = pattern;

@@ -100,12 +100,13 @@ LabVerdict selftest_lab(const Environment& env, const LabSpec& spec, bool verbos
   // A reference that is correct everywhere but short of full marks on a timed item may have met a moment of
   // noise (another program, a neighbour on a shared host). One more grading tells a noisy moment from a lab
   // whose thresholds are out of reach here: the second must earn full marks, and the first is still named.
-  if (reference.score + 1e-9 < spec.max_score() && only_timing_shortfalls(reference)) {
+  // Items this machine cannot measure (`requires_machine`) leave the report's total: it is the one to reach.
+  if (reference.score + 1e-9 < reference.max_score && only_timing_shortfalls(reference)) {
     const std::vector<std::string> first_shortfalls = shortfalls(reference);
     options.seed = fresh_seed();
     Report second = grade_submission(env, spec, options);
     verdict.seconds += second.wall_seconds;
-    if (second.score + 1e-9 >= spec.max_score())
+    if (second.score + 1e-9 >= second.max_score)
       for (const auto& shortfall : first_shortfalls)
         verdict.warnings.push_back("the first grading of the reference fell short, a second earned full marks: " +
                                    shortfall + " (timings here vary: grade on a quieter machine, or widen the margin)");
@@ -122,8 +123,9 @@ LabVerdict selftest_lab(const Environment& env, const LabSpec& spec, bool verbos
     verdict.ok = false;
     return verdict;
   }
-  if (reference.score + 1e-9 < spec.max_score()) {
-    problem("the reference earns " + std::to_string(reference.score) + " of " + std::to_string(spec.max_score()));
+  verdict.max_score = reference.max_score;
+  if (reference.score + 1e-9 < reference.max_score) {
+    problem("the reference earns " + std::to_string(reference.score) + " of " + std::to_string(reference.max_score));
     for (const auto& shortfall : shortfalls(reference)) problem("  reference: " + shortfall);
     if (!reference.verdict_details.empty()) problem("  " + reference.verdict_details);
   }

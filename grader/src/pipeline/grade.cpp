@@ -23,6 +23,7 @@
 #include "measure/fresh.h"
 #include "measure/quiet.h"
 #include "measure/statistics.h"
+#include "measure/foreign_load.h"
 #include "pipeline/launch.h"
 #include "policy/policy.h"
 #include "run/sandbox.h"
@@ -84,8 +85,33 @@ std::string fixed(double value, int digits) {
   return text.str();
 }
 
+// The machine variables every expression may read. `cpu_scaling` and `memory_scaling` are what all threads
+// reach against one thread by this machine's calibration (FP64 peak; read-only bandwidth), so a scaling
+// tier can be derived from what the machine allows; until a calibration is loaded they are `threads`.
 Variables machine_variables() {
-  return {{"threads", static_cast<double>(std::max(1u, std::thread::hardware_concurrency()))}};
+  const double threads = static_cast<double>(std::max(1u, std::thread::hardware_concurrency()));
+  return {{"threads", threads}, {"cpu_scaling", threads}, {"memory_scaling", threads}};
+}
+
+// A calibration whose all-thread figures were timed on a busy machine says nothing about scaling: the tiers
+// then stay as they would be on real, quiet cores (and the report warns about the calibration).
+void add_calibrated_scaling(Variables& machine, const Calibration& calibration) {
+  const CpuCalibration& cpu = calibration.cpu;
+  if (cpu.busy) return;
+  if (cpu.peak_fp64_gflops_1t > 0) machine["cpu_scaling"] = cpu.peak_fp64_gflops_all / cpu.peak_fp64_gflops_1t;
+  if (cpu.read_bandwidth_1t_gbps > 0) machine["memory_scaling"] = cpu.read_bandwidth_all_gbps / cpu.read_bandwidth_1t_gbps;
+}
+
+// Whether grading this lab needs the machine calibrated: a roofline item, or a tier derived from the
+// calibrated scaling.
+bool needs_calibration(const LabSpec& spec) {
+  for (const auto& item : spec.performance) {
+    if (item.metric == Metric::roofline) return true;
+    for (const auto& tier : item.tiers)
+      for (const auto& name : tier.at.names())
+        if (name == "cpu_scaling" || name == "memory_scaling") return true;
+  }
+  return false;
 }
 
 // The parameters a case declares, evaluated on this machine: only those are sent to the workers (a
@@ -140,9 +166,10 @@ class Grading {
   }
 
   bool prepare_workdir();
-  // Speedups hold up under load (both sides slow down alike); roofline fractions do not, since the
-  // calibration was taken on a quiet machine. Say so in the report rather than let it pass silently.
-  void warn_if_busy();
+  // Other programs running while an item is timed slow its two sides unevenly, and roofline fractions
+  // are set against a calibration taken on a quiet machine: any load that could move a score is named in
+  // the report, once, with the items it touched.
+  void warn_if_busy(const std::vector<std::string>& disturbed_items, double worst_cores);
   bool build_everything();
   std::unique_ptr<Worker> start_worker(const fs::path& executable, const std::string& role);
   // Keeps what a candidate process that is about to go away printed (the start of it, for the student's
@@ -166,6 +193,8 @@ class Grading {
   void grade_correctness(const CorrectnessItem& item, TestResult& test);
   void grade_performance(const PerformanceItem& item, TestResult& test);
   bool prerequisites_passed(const PerformanceItem& item, std::string& missing) const;
+  // Empty when this machine can measure the item (its `requires_machine` holds), else why not.
+  std::string machine_shortfall(const PerformanceItem& item) const;
   void measure(const PerformanceItem& item, TestResult& test);
   void score_measurement(const PerformanceItem& item, const Variables& params, TestResult& test);
   // Empty when the times the candidate reported agree with what the grader measured from outside; else
@@ -193,6 +222,8 @@ class Grading {
   const GradeOptions& options_;
   Report& report_;
   Variables machine_;
+  std::vector<std::string> disturbed_items_;  // timed while other programs used the CPU
+  double worst_foreign_cores_ = 0;
   std::optional<Calibration> calibration_;
 
   fs::path workdir_;
@@ -222,16 +253,13 @@ bool Grading::prepare_workdir() {
   return true;
 }
 
-void Grading::warn_if_busy() {
-  std::ifstream loadavg("/proc/loadavg");
-  double load = 0;
-  if (!(loadavg >> load)) return;
-  const double threads = machine_.at("threads");
-  // Beyond what one grading itself adds (candidate, judge, grader) on top of a full machine.
-  if (load > 1.5 * threads + 1)
-    report_.warnings.push_back("the machine was busy while timing (load average " + fixed(load, 1) + " on " +
-                               fixed(threads, 0) + " threads): roofline fractions are low and speedups noisy; "
-                               "grade again on a quiet machine for figures you can trust");
+void Grading::warn_if_busy(const std::vector<std::string>& disturbed_items, double worst_cores) {
+  if (disturbed_items.empty()) return;
+  std::string items;
+  for (const auto& name : disturbed_items) items += (items.empty() ? "" : "; ") + name;
+  report_.warnings.push_back("other programs used the CPU while this grading timed (up to " + fixed(worst_cores, 2) +
+                             " of a core on average, during: " + items + "): the figures and points of those "
+                             "items may be lower than on a quiet machine; grade again when it is quiet");
 }
 
 bool Grading::build_everything() {
@@ -561,9 +589,11 @@ std::optional<Grading::Ceilings> Grading::roofline_ceilings(const PerformanceIte
     if (!calibration_->gpu) return std::nullopt;
     const auto& gpu = *calibration_->gpu;
     const bool fp32 = item.precision == "fp32";
-    c.bytes_per_second = gpu.bandwidth_gbps * 1e9;
+    const double gbps = item.read_only_memory ? gpu.read_bandwidth_gbps : gpu.bandwidth_gbps;
+    c.bytes_per_second = gbps * 1e9;
     c.flops_per_second = (fp32 ? gpu.sgemm_tflops : gpu.dgemm_tflops) * 1e12;
-    c.memory_label = "device memory bandwidth (" + fixed(gpu.bandwidth_gbps, 0) + " GB/s)";
+    c.memory_label = std::string(item.read_only_memory ? "read-only" : "read-write") + " device memory bandwidth (" +
+                     fixed(gbps, 0) + " GB/s)";
     c.compute_label = std::string(fp32 ? "FP32 (cuBLAS SGEMM, " : "FP64 (cuBLAS DGEMM, ") +
                       fixed(fp32 ? gpu.sgemm_tflops : gpu.dgemm_tflops, 1) + " TFLOP/s)";
     c.possible_bytes_per_second = c.bytes_per_second;
@@ -575,14 +605,17 @@ std::optional<Grading::Ceilings> Grading::roofline_ceilings(const PerformanceIte
   const double threads_used = std::clamp(item.cpu_threads.evaluate(scope), 1.0, std::max(1.0, machine_.at("threads")));
   const bool one_thread = threads_used <= 1;
   const auto& cpu = calibration_->cpu;
-  const double gbps = one_thread ? cpu.bandwidth_1t_gbps : cpu.bandwidth_all_gbps;
+  const bool read = item.read_only_memory;
+  const double gbps_1t = read ? cpu.read_bandwidth_1t_gbps : cpu.bandwidth_1t_gbps;
+  const double gbps = one_thread ? gbps_1t : (read ? cpu.read_bandwidth_all_gbps : cpu.bandwidth_all_gbps);
   const double gflops = one_thread ? cpu.peak_fp64_gflops_1t : cpu.peak_fp64_gflops_all;
   const std::string threads_label = one_thread ? "1 thread" : "all threads";
   c.bytes_per_second = gbps * 1e9;
   c.flops_per_second = gflops * 1e9;
-  c.memory_label = "memory bandwidth (" + threads_label + ", " + fixed(gbps, 1) + " GB/s)";
+  c.memory_label = std::string(read ? "read-only" : "read-write") + " memory bandwidth (" + threads_label + ", " +
+                   fixed(gbps, 1) + " GB/s)";
   c.compute_label = "FP64 peak (" + threads_label + ", " + fixed(gflops, 1) + " GFLOP/s)";
-  c.possible_bytes_per_second = std::max(gbps, threads_used * cpu.bandwidth_1t_gbps) * 1e9;
+  c.possible_bytes_per_second = std::max(gbps, threads_used * gbps_1t) * 1e9;
   c.possible_flops_per_second = std::max(gflops, threads_used * cpu.peak_fp64_gflops_1t) * 1e9;
   return c;
 }
@@ -924,6 +957,18 @@ void Grading::score_measurement(const PerformanceItem& item, const Variables& pa
   test.details = item.max_points() > 0 ? what + "; full marks from " + target : what + "; for the report only (no points)";
 }
 
+std::string Grading::machine_shortfall(const PerformanceItem& item) const {
+  std::string shortfall;
+  for (const auto& [name, least] : item.requires_machine) {
+    const double value = machine_.at(name);
+    if (value + 1e-9 >= least) continue;
+    shortfall += (shortfall.empty() ? "" : "; ") + name + " is " + fixed(value, 2) + " here, the item needs " + fixed(least, 2);
+    if (name == "memory_scaling") shortfall += " (all threads read only " + fixed(value, 2) + "x what one thread reads)";
+    if (name == "cpu_scaling") shortfall += " (all threads compute only " + fixed(value, 2) + "x what one thread does)";
+  }
+  return shortfall;
+}
+
 void Grading::grade_performance(const PerformanceItem& item, TestResult& test) {
   test.kind = TestKind::performance;
   test.max_score = item.max_points();
@@ -931,6 +976,13 @@ void Grading::grade_performance(const PerformanceItem& item, TestResult& test) {
   if (options_.quick || !options_.sanitize.empty()) {
     test.verdict = Verdict::not_run;
     test.details = options_.quick ? "--quick: correctness only" : "--sanitize: correctness only (the sanitizer distorts timing)";
+    return;
+  }
+  if (const std::string shortfall = machine_shortfall(item); !shortfall.empty()) {
+    test.verdict = Verdict::not_run;
+    test.max_score = 0;
+    test.details = "not measurable on this machine, so its " + fixed(item.max_points(), 0) +
+                   " points are left out of the total here: " + shortfall;
     return;
   }
   std::string missing;
@@ -946,7 +998,6 @@ void Grading::grade_performance(const PerformanceItem& item, TestResult& test) {
     // is something to time, so students who fail correctness never queue for it.
     if (!timing_lock_.owns_lock()) {
       if (options_.performance_mutex != nullptr) timing_lock_ = std::unique_lock<std::mutex>(*options_.performance_mutex);
-      warn_if_busy();
       // The race detectors' build of the submission is done with: it must not run beside the timing.
       for (auto& [flags, built] : flag_builds_)
         if (built.worker) {
@@ -955,7 +1006,13 @@ void Grading::grade_performance(const PerformanceItem& item, TestResult& test) {
           built.worker.reset();
         }
     }
+    const ForeignLoad load;
     measure(item, test);
+    // A fifth of a core: well above the machine's own housekeeping, well below what moved lab3's scores.
+    if (const double cores = load.cores(); cores > 0.2) {
+      disturbed_items_.push_back(item.name);
+      worst_foreign_cores_ = std::max(worst_foreign_cores_, cores);
+    }
     measurements_[key] = test;
     return;
   }
@@ -972,14 +1029,18 @@ void Grading::run() {
   const auto start = steady::now();
   report_.machine = describe_machine();
   calibration_ = load_calibration(env_);
-  const bool needs_roofline = std::any_of(spec_.performance.begin(), spec_.performance.end(),
-                                          [](const PerformanceItem& p) { return p.metric == Metric::roofline; });
   const bool missing = !calibration_ || (spec_.gpu && !calibration_->gpu && !detect_gpu_arch().empty());
-  if (missing && needs_roofline && !options_.quick) {
+  if (missing && needs_calibration(spec_) && !options_.quick) {
     progress("calibrating this machine once (memory bandwidth, FP64 peak); `grader calibrate` redoes it");
     calibration_ = run_calibration(env_);
   }
-  if (calibration_) attach_calibration(report_.machine, *calibration_);
+  if (calibration_) {
+    attach_calibration(report_.machine, *calibration_);
+    add_calibrated_scaling(machine_, *calibration_);
+    if (!report_.machine.calibration_stable)
+      report_.warnings.push_back("this machine's calibration never settled (it was taken while other programs ran): "
+                                 "roofline fractions may be off; run `grader calibrate` on a quiet machine");
+  }
 
   prepare_workdir();
   // A student release holds no hidden cases, only their number: the report still says how many there are.
@@ -1015,6 +1076,7 @@ void Grading::run() {
         grade_performance(item, report_.tests[index++]);
       }
       timing_lock_ = {};
+      warn_if_busy(disturbed_items_, worst_foreign_cores_);
     }
   } else {
     for (auto& test : report_.tests) {

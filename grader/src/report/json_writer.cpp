@@ -55,12 +55,16 @@ json to_json(const Report& report) {
   if (mi.calibrated) {
     machine["bandwidth_1t_gbps"] = mi.bandwidth_1t_gbps;
     machine["bandwidth_all_gbps"] = mi.bandwidth_all_gbps;
+    machine["read_bandwidth_1t_gbps"] = mi.read_bandwidth_1t_gbps;
+    machine["read_bandwidth_all_gbps"] = mi.read_bandwidth_all_gbps;
+    machine["calibration_stable"] = mi.calibration_stable;
     machine["peak_fp64_gflops_1t"] = mi.peak_fp64_gflops_1t;
     machine["peak_fp64_gflops_all"] = mi.peak_fp64_gflops_all;
   }
   if (!mi.gpu.empty()) {
     machine["gpu"] = mi.gpu;
     machine["gpu_bandwidth_gbps"] = mi.gpu_bandwidth_gbps;
+    machine["gpu_read_bandwidth_gbps"] = mi.gpu_read_bandwidth_gbps;
     machine["gpu_sgemm_tflops"] = mi.gpu_sgemm_tflops;
     machine["gpu_dgemm_tflops"] = mi.gpu_dgemm_tflops;
   }

@@ -64,8 +64,10 @@ struct MachineInfo {
   int threads = 0;
   bool calibrated = false;
   double bandwidth_1t_gbps = 0, bandwidth_all_gbps = 0, peak_fp64_gflops_1t = 0, peak_fp64_gflops_all = 0;
+  double read_bandwidth_1t_gbps = 0, read_bandwidth_all_gbps = 0;  // read-only kernels' memory ceilings
+  bool calibration_stable = true;  // false: the calibration's figures never settled (a busy machine)
   std::string gpu;  // empty without one (or without a GPU calibration)
-  double gpu_bandwidth_gbps = 0, gpu_sgemm_tflops = 0, gpu_dgemm_tflops = 0;
+  double gpu_bandwidth_gbps = 0, gpu_read_bandwidth_gbps = 0, gpu_sgemm_tflops = 0, gpu_dgemm_tflops = 0;
 };
 
 struct Report {

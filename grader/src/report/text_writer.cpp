@@ -79,12 +79,15 @@ std::string render_text(const Report& report, bool colour) {
   const MachineInfo& m = report.machine;
   out << "machine " << m.hostname << ", " << m.cpu << ", " << m.threads << " threads";
   if (m.calibrated)
-    out << "; calibrated: " << format("%.1f", m.bandwidth_1t_gbps) << " GB/s and " << format("%.1f", m.peak_fp64_gflops_1t)
-        << " GFLOP/s on 1 thread, " << format("%.1f", m.bandwidth_all_gbps) << " GB/s and "
-        << format("%.1f", m.peak_fp64_gflops_all) << " GFLOP/s on all";
+    out << "; calibrated: " << format("%.1f", m.read_bandwidth_1t_gbps) << " GB/s read, "
+        << format("%.1f", m.bandwidth_1t_gbps) << " read-write, " << format("%.1f", m.peak_fp64_gflops_1t)
+        << " GFLOP/s on 1 thread; " << format("%.1f", m.read_bandwidth_all_gbps) << " GB/s read, "
+        << format("%.1f", m.bandwidth_all_gbps) << " read-write, " << format("%.1f", m.peak_fp64_gflops_all)
+        << " GFLOP/s on all" << (m.calibration_stable ? "" : " (unstable: calibrated on a busy machine)");
   out << "\n";
   if (!m.gpu.empty())
-    out << "gpu " << m.gpu << "; calibrated: " << format("%.0f", m.gpu_bandwidth_gbps) << " GB/s device copy, "
+    out << "gpu " << m.gpu << "; calibrated: " << format("%.0f", m.gpu_read_bandwidth_gbps) << " GB/s read, "
+        << format("%.0f", m.gpu_bandwidth_gbps) << " GB/s device copy, "
         << format("%.1f", m.gpu_sgemm_tflops) << " TFLOP/s SGEMM, " << format("%.1f", m.gpu_dgemm_tflops)
         << " TFLOP/s DGEMM\n";
 

@@ -125,6 +125,13 @@ struct PerformanceItem {
   // Which calibrated peak bounds `flops` on a GPU ("fp32": SGEMM's rate, "fp64": DGEMM's). CPU labs
   // compare with the FP64 peak.
   std::string precision = "fp64";
+  // Which calibrated memory ceiling bounds `bytes`: a kernel that only reads (a dot product, a GEMV, a
+  // reduction) outruns copy and triad, so it is held to the read-only bandwidth; the default is read-write.
+  bool read_only_memory = false;
+  // The least value of a machine variable this item needs to be measured fairly, e.g. memory_scaling 1.4:
+  // a memory-bound scaling item cannot be told from noise where all threads read barely more than one.
+  // Where the machine falls short, the item is not timed and its points leave the total (the report says why).
+  std::map<std::string, double> requires_machine;
   // CPU threads the timed call uses: 1 compares with the one-thread ceilings, more with the all-thread
   // ones. An expression over params and `threads`, e.g. "nthreads".
   Expr cpu_threads = Expr::constant(1);

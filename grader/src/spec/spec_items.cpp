@@ -14,7 +14,8 @@ namespace grader {
 namespace {
 
 // Variables the grader provides to every expression at run time, besides the expression's own parameters.
-constexpr std::array<std::string_view, 1> machine_variables{"threads"};
+// `cpu_scaling` and `memory_scaling`: all threads against one, by the machine's calibration (see grade.cpp).
+constexpr std::array<std::string_view, 3> machine_variables{"threads", "cpu_scaling", "memory_scaling"};
 
 bool is_machine_variable(std::string_view name) {
   return std::find(machine_variables.begin(), machine_variables.end(), name) != machine_variables.end();
@@ -334,6 +335,14 @@ PerformanceItem read_performance_item(const SpecTable& table, const std::vector<
 
   if (auto precision = table.optional("precision"))
     item.precision = precision->as_choice({"fp32", "fp64"}) == 0 ? "fp32" : "fp64";
+  if (auto memory = table.optional("memory")) item.read_only_memory = memory->as_choice({"read_write", "read"}) == 1;
+  if (auto needs = table.optional("requires_machine")) {
+    for (const SpecField& entry : needs->as_entries()) {
+      if (!is_machine_variable(entry.key()))
+        entry.fail_at_key("'" + entry.key() + "' is not a machine variable; these are: " + machine_variable_list());
+      item.requires_machine[entry.key()] = entry.as_positive_number();
+    }
+  }
   if (auto metric = table.optional("metric")) {
     item.metric = metric->as_choice({"speedup", "roofline"}) == 0 ? Metric::speedup : Metric::roofline;
     if (item.metric == Metric::roofline && !item.flops && !item.bytes) {

@@ -83,6 +83,8 @@ const std::vector<std::string>& known_spec_keys() {
       "performance[].bytes",
       "performance[].metric",
       "performance[].precision",
+      "performance[].memory",
+      "performance[].requires_machine",
       "performance[].cpu_threads",
       "performance[].tiers",
       "performance[].tiers[].at",

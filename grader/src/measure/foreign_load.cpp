@@ -1,0 +1,97 @@
+// foreign_load.cpp: see foreign_load.h. Reads /proc/stat for the machine's busy time and /proc/<pid>/stat for
+// this process tree's own.
+#include "measure/foreign_load.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace grader {
+
+namespace {
+
+double clock_ticks() {
+  static const double ticks = static_cast<double>(std::max(1L, ::sysconf(_SC_CLK_TCK)));
+  return ticks;
+}
+
+// The first line of /proc/stat: user nice system idle iowait irq softirq steal ... in clock ticks. Steal is
+// time the hypervisor gave to another guest: on a VM that is load too.
+double machine_busy_seconds() {
+  std::ifstream stat("/proc/stat");
+  std::string cpu;
+  double user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0;
+  if (!(stat >> cpu >> user >> nice >> system >> idle >> iowait >> irq >> softirq)) return 0;
+  stat >> steal;  // absent on very old kernels
+  return (user + nice + system + irq + softirq + steal) / clock_ticks();
+}
+
+struct ProcessTimes {
+  pid_t parent = 0;
+  double seconds = 0;  // utime + stime + cutime + cstime: its own and that of the children it reaped
+};
+
+// Fields after the command name, which is in parentheses and may hold spaces: state ppid ... utime(14)
+// stime(15) cutime(16) cstime(17), numbered as in proc(5).
+bool read_times(const std::filesystem::path& stat_file, ProcessTimes& times) {
+  std::ifstream in(stat_file);
+  std::string line;
+  if (!std::getline(in, line)) return false;
+  const auto close = line.rfind(')');
+  if (close == std::string::npos) return false;
+  std::istringstream fields(line.substr(close + 2));
+  std::vector<std::string> f;
+  for (std::string field; fields >> field && f.size() < 15;) f.push_back(field);
+  if (f.size() < 15) return false;
+  try {
+    times.parent = static_cast<pid_t>(std::stol(f[1]));
+    times.seconds = (std::stod(f[11]) + std::stod(f[12]) + std::stod(f[13]) + std::stod(f[14])) / clock_ticks();
+  } catch (const std::exception&) {
+    return false;
+  }
+  return true;
+}
+
+// This process and every live descendant (workers, the sandbox around them, compilers). A descendant that
+// exited was reaped by one of them, so its time is already in that one's cutime and cstime.
+double own_tree_seconds() {
+  std::map<pid_t, ProcessTimes> all;
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc", error)) {
+    const std::string name = entry.path().filename().string();
+    if (name.empty() || !std::all_of(name.begin(), name.end(), ::isdigit)) continue;
+    ProcessTimes times;
+    if (read_times(entry.path() / "stat", times)) all[static_cast<pid_t>(std::stol(name))] = times;
+  }
+  std::map<pid_t, std::vector<pid_t>> children;
+  for (const auto& [pid, times] : all) children[times.parent].push_back(pid);
+  double total = 0;
+  std::vector<pid_t> pending{::getpid()};
+  while (!pending.empty()) {
+    const pid_t pid = pending.back();
+    pending.pop_back();
+    if (auto found = all.find(pid); found != all.end()) total += found->second.seconds;
+    for (pid_t child : children[pid]) pending.push_back(child);
+  }
+  return total;
+}
+
+}  // namespace
+
+ForeignLoad::ForeignLoad()
+    : machine_busy_seconds_(machine_busy_seconds()), own_seconds_(own_tree_seconds()), start_(std::chrono::steady_clock::now()) {}
+
+double ForeignLoad::cores() const {
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  if (wall <= 0) return 0;
+  const double others = (machine_busy_seconds() - machine_busy_seconds_) - (own_tree_seconds() - own_seconds_);
+  return std::max(0.0, others / wall);
+}
+
+}  // namespace grader

@@ -1,0 +1,28 @@
+// foreign_load.h: how much CPU other programs took while a grading timed something. A timed item compares
+// two processes of this grading; anything else running on the machine (another grading, a compile, a
+// neighbour on the VM's host stealing cycles) slows them unevenly and can move a score. The load average
+// cannot tell: it lags by a minute and counts this grading's own workers. This counts the machine's busy
+// time (steal included) less what this process and everything it started used.
+//
+//   ForeignLoad load;                 // starts counting
+//   ... time an item ...
+//   if (load.cores() > 0.2) warn();   // other programs used a fifth of a core on average, or more
+#pragma once
+
+#include <chrono>
+
+namespace grader {
+
+class ForeignLoad {
+ public:
+  ForeignLoad();
+  // Cores' worth of CPU used by other programs since construction (0.5: half a core on average).
+  double cores() const;
+
+ private:
+  double machine_busy_seconds_ = 0;  // every CPU's non-idle time, steal included
+  double own_seconds_ = 0;           // this process and its descendants
+  std::chrono::steady_clock::time_point start_;
+};
+
+}  // namespace grader

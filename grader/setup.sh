@@ -1,23 +1,53 @@
 #!/usr/bin/env bash
 # Sets up a fresh Debian or Ubuntu machine for the course labs: installs the distribution packages the
 # grader builds against, configures and builds everything into build/. Safe to run again.
-#   bash grader/setup.sh
+#   bash grader/setup.sh               course staff and CI: everything, the test suite's needs included
+#   bash grader/setup.sh --student     a student's laptop: only what grading needs (no SLURM daemons, no
+#                                      OpenBLAS for the benchmarks)
+#   bash grader/setup.sh --no-install  configure and build only, with packages already there (no sudo)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+profile=staff
+install=1
+for arg in "$@"; do
+  case "$arg" in
+    --student) profile=student ;;
+    --no-install) install=0 ;;
+    *) echo "usage: bash grader/setup.sh [--student] [--no-install]" >&2; exit 2 ;;
+  esac
+done
+
+# What grading itself needs, on every machine.
 packages=(
   g++ make cmake binutils pkg-config        # compilers and nm/readelf/objcopy for the link policy
   libcli11-dev libtomlplusplus-dev nlohmann-json3-dev doctest-dev libarchive-dev
-  libopenblas-dev                           # the professional CPU figures in benchmarks
-  python3                                   # end-to-end test drivers
   bubblewrap                                # the sandbox every grading runs in
-  slurmctld slurmd slurm-client             # grader batch --slurm, and its end-to-end test on localhost
 )
+# What course staff and CI add: the test suite, the benchmarks and batch grading through SLURM.
+if [ "$profile" = staff ]; then
+  packages+=(
+    python3                                 # end-to-end test drivers
+    libopenblas-dev                         # the professional CPU figures in benchmarks
+    slurmctld slurmd slurm-client           # grader batch --slurm, and its end-to-end test on localhost
+  )
+fi
+
 # Root (CI, containers) runs apt-get itself; everyone else goes through sudo.
-as_root=()
-if [ "$(id -u)" -ne 0 ]; then as_root=(sudo); fi
-"${as_root[@]}" apt-get update
-DEBIAN_FRONTEND=noninteractive "${as_root[@]}" apt-get install -y --no-install-recommends "${packages[@]}"
+if [ $install = 1 ]; then
+  as_root=()
+  if [ "$(id -u)" -ne 0 ]; then as_root=(sudo); fi
+  "${as_root[@]}" apt-get update
+  DEBIAN_FRONTEND=noninteractive "${as_root[@]}" apt-get install -y --no-install-recommends "${packages[@]}"
+fi
+
+# Every grading runs in a bubblewrap sandbox where the kernel lets an unprivileged user build one. Say so now,
+# not at the first grading, where it cannot (docs/ta-guide.md, "The sandbox", says how to enable it).
+if ! bwrap --ro-bind / / --unshare-all --new-session true 2>/dev/null; then
+  echo "warning: bubblewrap is installed but cannot build a sandbox on this machine (unprivileged user"
+  echo "         namespaces are off, or restricted by AppArmor as on Ubuntu 24.04): gradings will run without it."
+  echo "         docs/ta-guide.md, section \"The sandbox\", says how to enable it."
+fi
 
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo
 cmake --build build -j "$(nproc)"

@@ -83,6 +83,11 @@ std::string measurement_key(const PerformanceItem& item) {
   add_params(item.baseline.params);
   for (const auto& c : item.compare) key += "|compare=" + c;
   if (item.tolerance) key += "|tolerance=" + std::to_string(item.tolerance->rtol) + "," + std::to_string(item.tolerance->atol);
+  // The roofline is placed when the item is timed: items held to different memory ceilings do not share it.
+  if (item.read_only_memory) key += "|memory=read";
+  // The cap and the bound are timed with the measurement.
+  if (!item.baseline.cap.empty()) key += "|cap=" + item.baseline.cap;
+  if (!item.bound.empty()) key += "|bound=" + item.bound;
   return key;
 }
 

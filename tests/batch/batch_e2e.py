@@ -148,8 +148,13 @@ def check_class(ctx, class_dir):
     escaped = [os.path.join(d, f) for d, _, files in os.walk(ctx.work) for f in files if f == "grader-batch-test-escaped.cpp"]
     check(not escaped, "an archive wrote outside its folder: %r" % escaped)
     check(not os.path.exists("/tmp/grader-batch-test-escaped.cpp"), "an absolute path in an archive was written")
-    leftovers = [e for e in os.listdir(ctx.tmp) if e.startswith("grader-batch-")]
+    # Work folders live in TMPDIR/grader-<uid>/<pid>/ (core/scratch.h), removed when the grader ends.
+    leftovers = [e for e in os.listdir(ctx.tmp) if e.startswith("grader-") and e != "grader-%d" % os.geteuid()]
+    mine = os.path.join(ctx.tmp, "grader-%d" % os.geteuid())
+    check(os.path.isdir(mine), "no work folder was made in TMPDIR/grader-<uid>")
+    leftovers += [os.path.join(mine, e) for e in os.listdir(mine)]
     check(not leftovers, "work folders left in TMPDIR: %r" % leftovers)
+    check(os.stat(mine).st_mode & 0o777 == 0o711, "TMPDIR/grader-<uid> is listable by others")
 
     summary = open(os.path.join(out, "summary.md")).read()
     n = len(expected)
@@ -176,9 +181,9 @@ def check_class(ctx, class_dir):
     # Gradescope files on request.
     ctx.batch(submissions, "--out", out, "--quick", "--only", "s01-fast-folder,s17-compile-error-folder", "--force",
               "--gradescope", expect=0)
-    gs = load(os.path.join(out, "s17-compile-error-folder.results.json"))
+    gs = load(os.path.join(out, "gradescope", "s17-compile-error-folder.results.json"))
     check(gs["score"] == 0 and len(gs["tests"]) == 5, "s17's results.json: score %s, %d tests" % (gs["score"], len(gs["tests"])))
-    check(not os.path.exists(os.path.join(out, "s02-fast-wrapped.results.json")), "--only graded others too")
+    check(not os.path.exists(os.path.join(out, "gradescope", "s02-fast-wrapped.results.json")), "--only graded others too")
 
     # Refusals: unknown students, another mode or seed in the same folder.
     proc = ctx.batch(submissions, "--out", out, "--quick", "--only", "nobody", expect=2)

@@ -448,7 +448,9 @@ def check_visibility(grader, args):
 
         staff = grader(root, "grade", "lab9", "--quick", "--hidden", "--format", "gradescope").json()
         expected = {item["name"]: "visible" for item in spec["correctness"]}
-        expected.update({p["name"]: visibility(p) for p in spec["performance"]})
+        # Gradescope calls "shown once grades are out" after_published (its after_due_date shows at the deadline).
+        gradescope_word = {"after_due_date": "after_published"}
+        expected.update({p["name"]: gradescope_word.get(visibility(p), visibility(p)) for p in spec["performance"]})
         got = {t["name"]: t.get("visibility") for t in staff["tests"]}
         check(got == expected, "Gradescope visibilities %r, expected %r" % (got, expected))
 

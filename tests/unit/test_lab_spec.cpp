@@ -230,7 +230,7 @@ compare = ["cublas"]
 flops = "2*n^2"
 bytes = "8*n"
 metric = "roofline"
-tiers = [ { at = 0.5, points = 0 }, { at = "min(0.9, 0.1*nthreads)", points = 7.5 } ]
+tiers = [ { at = 0.5, points = 0 }, { at = "max(0.6, min(0.9, 0.1*nthreads))", points = 7.5 } ]
 requires = ["small"]
 visibility = "hidden"
 tolerance = { rtol = 1e-4, atol = 0 }

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "core/utf8.h"
 #include "report/verdict.h"
 
 namespace grader {
@@ -40,6 +41,22 @@ std::string csv_field(std::string_view text) {
   return field + "\"";
 }
 
+bool starts_like_formula(std::string_view text) {
+  return !text.empty() && std::string_view("=+-@\t\r").find(text.front()) != std::string_view::npos;
+}
+
+std::string csv_text_field(std::string_view text) {
+  std::string cell = valid_utf8(text);
+  if (!starts_like_formula(cell)) return csv_field(cell);
+  cell.insert(0, "'");
+  std::string field = "\"";
+  for (char c : cell) {
+    if (c == '"') field += '"';
+    field += c;
+  }
+  return field + "\"";
+}
+
 std::string format_points(double points) {
   if (!std::isfinite(points)) return "0";
   char buffer[64];
@@ -53,11 +70,11 @@ std::string format_points(double points) {
 std::string gradebook_csv(const LabSpec& spec, const std::vector<json>& reports) {
   const std::vector<std::string> items = gradebook_items(spec);
   std::string csv = "student,total,max,status";
-  for (const auto& item : items) csv += "," + csv_field(item);
+  for (const auto& item : items) csv += "," + csv_text_field(item);
   csv += "\r\n";  // RFC 4180's line ending: spreadsheets and Python's csv module read it alike
   for (const auto& report : reports) {
-    csv += csv_field(report["batch"].value("student", "")) + "," + format_points(report.value("score", 0.0)) + "," +
-           format_points(report.value("max_score", spec.max_score())) + "," + csv_field(student_status(report));
+    csv += csv_text_field(report["batch"].value("student", "")) + "," + format_points(report.value("score", 0.0)) + "," +
+           format_points(report.value("max_score", spec.max_score())) + "," + csv_text_field(student_status(report));
     for (const auto& item : items) {
       std::string cell;  // empty: the report has no such test (an internal error before grading began)
       for (const auto& test : report.value("tests", json::array()))
@@ -66,7 +83,7 @@ std::string gradebook_csv(const LabSpec& spec, const std::vector<json>& reports)
     }
     csv += "\r\n";
   }
-  return csv;
+  return valid_utf8(csv);
 }
 
 }  // namespace grader

@@ -31,6 +31,13 @@ std::string gradebook_csv(const LabSpec& spec, const std::vector<nlohmann::json>
 // One CSV field, quoted when it holds a comma, a quote, a line break or surrounding spaces.
 std::string csv_field(std::string_view text);
 
+// A cell of text someone else wrote (a student id is a folder name; an item name is the instructor's): made valid
+// UTF-8, and when it starts with '=', '+', '-', '@', a tab or a carriage return, which a spreadsheet would run as a
+// formula (=HYPERLINK(...), +cmd, @SUM(1+1)), prefixed with a single quote and quoted, as OWASP's "CSV injection"
+// page recommends. Numbers are never passed through here: -3 stays a number.
+std::string csv_text_field(std::string_view text);
+bool starts_like_formula(std::string_view text);
+
 // 20 -> "20", 13.333 -> "13.33", 0.5 -> "0.5".
 std::string format_points(double points);
 

@@ -1,11 +1,26 @@
 #include "batch/progress.h"
 
+#include "core/utf8.h"
+
 #include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <cstdio>
 
 namespace grader {
+
+namespace {
+
+// A student id as a terminal line may show it: a folder name can hold any byte, including an escape sequence or a
+// carriage return that would rewrite the TA's screen, or bytes that are not UTF-8.
+std::string shown(const std::string& id) {
+  std::string text = valid_utf8(id);
+  for (char& c : text)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+  return text;
+}
+
+}  // namespace
 
 namespace {
 
@@ -64,11 +79,11 @@ void BatchProgress::finished(const std::string& id, double score, double max_sco
   std::snprintf(time, sizeof time, "%.1f s", seconds);
   if (terminal_) {
     clear_locked();
-    out_ << "  " << padded(id, 20) << " " << padded(points(score) + " / " + points(max_score), 10) << " "
+    out_ << "  " << padded(shown(id), 20) << " " << padded(points(score) + " / " + points(max_score), 10) << " "
          << padded(status, 16) << time << "\n";
     draw_locked();
   } else {
-    out_ << "[" << done_ << "/" << total_ << "] " << id << ": " << points(score) << " / " << points(max_score) << ", "
+    out_ << "[" << done_ << "/" << total_ << "] " << shown(id) << ": " << points(score) << " / " << points(max_score) << ", "
          << status << " (" << time << ")" << std::endl;
   }
 }
@@ -105,7 +120,7 @@ void BatchProgress::draw_locked() {
     line += "  now:";
     bool first = true;
     for (const auto& [id, status] : in_flight_) {
-      line += std::string(first ? " " : ", ") + id + " (" + status + ")";
+      line += std::string(first ? " " : ", ") + shown(id) + " (" + status + ")";
       first = false;
     }
   }

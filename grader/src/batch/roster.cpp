@@ -5,6 +5,8 @@
 #include <set>
 #include <stdexcept>
 
+#include "core/utf8.h"
+
 namespace grader {
 
 namespace fs = std::filesystem;
@@ -61,13 +63,15 @@ std::vector<Submission> select_students(const std::vector<Submission>& roster, c
   std::vector<Submission> selected;
   std::set<std::string> found;
   for (const auto& s : roster) {
-    if (wanted.count(s.id)) {
+    // A SLURM task roster is JSON, where an id that is not UTF-8 was written with U+FFFD (core/utf8.h).
+    if (wanted.count(s.id) || wanted.count(valid_utf8(s.id))) {
       selected.push_back(s);
       found.insert(s.id);
+      found.insert(valid_utf8(s.id));
     }
   }
   for (const auto& id : ids)
-    if (!found.count(id) && std::find(unknown.begin(), unknown.end(), id) == unknown.end()) unknown.push_back(id);
+    if (!found.count(id) && !found.count(valid_utf8(id)) && std::find(unknown.begin(), unknown.end(), id) == unknown.end()) unknown.push_back(id);
   return selected;
 }
 

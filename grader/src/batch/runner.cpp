@@ -13,6 +13,7 @@
 #include "batch/summary.h"
 #include "build/build.h"
 #include "calibrate/calibration.h"
+#include "core/utf8.h"
 #include "report/verdict.h"
 
 namespace grader {
@@ -99,7 +100,8 @@ BatchCounts run_batch(const Environment& env, const LabSpec& spec, const std::ve
         {
           std::lock_guard lock(counts_mutex);
           ++counts.graded;
-          if (graded.report.verdict == Verdict::internal_error) ++counts.internal_errors;
+          // A test the grader failed on (the judge could not start) is as much an internal error as a report that is one.
+          if (graded.report.verdict == Verdict::internal_error || status == "internal_error") ++counts.internal_errors;
           if (status != "passed") ++counts.failed;
         }
         progress.finished(student.id, graded.report.score, graded.report.max_score, status, graded.report.wall_seconds);
@@ -126,8 +128,8 @@ ClassOutputs write_class_outputs(const LabSpec& spec, const ResultStore& store, 
   outputs.students = reports.size();
   std::set<std::string> finished;
   for (const auto& r : reports) finished.insert(r["batch"].value("student", ""));
-  for (const auto& s : roster)
-    if (!finished.count(s.id)) outputs.not_graded.push_back(s.id);
+  for (const auto& s : roster)  // a report holds the id made valid UTF-8 (core/utf8.h)
+    if (!finished.count(valid_utf8(s.id))) outputs.not_graded.push_back(s.id);
   write_file_atomically(store.folder() / "grades.csv", gradebook_csv(spec, reports));
   SummaryFacts facts;
   facts.roster_size = roster.size();

@@ -7,6 +7,7 @@
 
 #include "batch/store.h"
 #include "core/tool.h"
+#include "report/writers.h"
 
 namespace grader {
 
@@ -24,7 +25,7 @@ std::string trim(std::string text) {
 
 void write_task_roster(const fs::path& path, const TaskRoster& roster) {
   const json value = {{"schema", "grader-batch-roster/1"}, {"lab", roster.lab}, {"chunk", roster.chunk}, {"students", roster.students}};
-  write_file_atomically(path, value.dump(2) + "\n");
+  write_file_atomically(path, json_text(value));
 }
 
 TaskRoster read_task_roster(const fs::path& path) {

@@ -1,7 +1,7 @@
-#include "core/unique_name.h"
 #include "batch/store.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -10,8 +10,13 @@
 #include <chrono>
 #include <cstring>
 #include <fstream>
+#include <span>
 #include <sstream>
 #include <system_error>
+
+#include "core/utf8.h"
+#include "data/sha256.h"
+#include "report/writers.h"
 
 namespace grader {
 
@@ -20,17 +25,8 @@ using json = nlohmann::json;
 
 namespace {
 
-constexpr const char* temporary_marker = ".tmp-";
-
 [[noreturn]] void fail(const std::string& what, const fs::path& path) {
   throw std::system_error(errno, std::generic_category(), what + " " + path.string());
-}
-
-void fsync_folder(const fs::path& folder) {
-  const int fd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) fail("cannot open", folder);
-  ::fsync(fd);  // some file systems refuse fsync on a folder; the rename is still atomic there
-  ::close(fd);
 }
 
 std::optional<json> read_json(const fs::path& path) {
@@ -45,37 +41,46 @@ std::optional<json> read_json(const fs::path& path) {
 
 }  // namespace
 
-void write_file_atomically(const fs::path& path, const std::string& content) {
-  const fs::path folder = path.parent_path().empty() ? fs::path(".") : path.parent_path();
-  const fs::path temporary = folder / ("." + path.filename().string() + temporary_marker + unique_suffix());
-  // O_CLOEXEC: compilers and workers are started from other threads meanwhile; none may inherit this file.
-  const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) fail("cannot create", temporary);
-  std::size_t written = 0;
-  while (written < content.size()) {
-    const ssize_t n = ::write(fd, content.data() + written, content.size() - written);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      const int error = errno;
-      ::close(fd);
-      ::unlink(temporary.c_str());
-      errno = error;
-      fail("cannot write", temporary);
-    }
-    written += static_cast<std::size_t>(n);
-  }
-  if (::fsync(fd) != 0 || ::close(fd) != 0) {
-    ::unlink(temporary.c_str());
-    fail("cannot write", temporary);
-  }
-  if (::rename(temporary.c_str(), path.c_str()) != 0) {
-    ::unlink(temporary.c_str());
-    fail("cannot rename into", path);
-  }
-  fsync_folder(folder);
+std::string file_stem(const std::string& id) {
+  constexpr std::size_t longest = 128;  // + ".results.json" + a temporary's suffix stays under NAME_MAX
+  if (id.size() <= longest && is_valid_utf8(id)) return id;
+  std::string start = valid_utf8(id.substr(0, 64));
+  // A cut inside a multi-byte character became U+FFFD; harmless, the hash tells ids apart.
+  return start + "~" + sha256_hex(std::as_bytes(std::span(id.data(), id.size()))).substr(0, 16);
 }
 
-ResultStore::ResultStore(fs::path folder) : folder_(std::move(folder)) { fs::create_directories(folder_); }
+FolderLock::FolderLock(const fs::path& folder, Mode mode) {
+  const fs::path path = folder / ".lock";
+  fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd_ < 0) fail("cannot open the lock", path);
+  const int operation = mode == Mode::exclusive ? LOCK_EX | LOCK_NB : LOCK_SH;
+  while (::flock(fd_, operation) != 0) {
+    if (errno == EINTR) continue;
+    const int error = errno;
+    ::close(fd_);
+    fd_ = -1;
+    if (error == EWOULDBLOCK)
+      throw BusyFolder("another grader batch is writing into " + folder.string() +
+                       "; wait for it to end (or choose another --out): two batches into one folder would grade "
+                       "every student twice");
+    why_ = std::string("cannot lock ") + path.string() + ": " + std::strerror(error);
+    return;
+  }
+}
+
+FolderLock::~FolderLock() {
+  if (fd_ >= 0) ::close(fd_);  // closing releases the flock
+}
+
+ResultStore::ResultStore(fs::path folder) : folder_(std::move(folder)) {
+  std::error_code ec;
+  fs::create_directories(folder_, ec);
+  if (ec || !fs::is_directory(folder_))
+    throw std::runtime_error("cannot use " + folder_.string() + " as the output folder: " +
+                             (ec ? ec.message() : std::string("it is not a folder")));
+  if (::access(folder_.c_str(), W_OK | X_OK) != 0)
+    throw std::runtime_error("cannot write into the output folder " + folder_.string() + ": " + std::strerror(errno));
+}
 
 std::optional<BatchSettings> ResultStore::settings() const {
   auto value = read_json(folder_ / ".batch.json");
@@ -89,21 +94,27 @@ std::optional<BatchSettings> ResultStore::settings() const {
 
 void ResultStore::save_settings(const BatchSettings& s) const {
   const json value = {{"schema", "grader-batch/1"}, {"lab", s.lab}, {"seed", s.seed}, {"quick", s.quick}};
-  write_file_atomically(folder_ / ".batch.json", value.dump(2) + "\n");
+  write_file_atomically(folder_ / ".batch.json", json_text(value));
 }
 
 std::optional<json> ResultStore::result(const std::string& id) const {
   auto value = read_json(report_path(id));
   if (!value || !value->is_object() || value->value("schema", "") != "grader-report/1") return std::nullopt;
   const auto batch = value->find("batch");
-  if (batch == value->end() || !batch->is_object() || batch->value("student", "") != id) return std::nullopt;
+  // The id as the report can hold it: a name that is not UTF-8 is stored with U+FFFD (core/utf8.h).
+  if (batch == value->end() || !batch->is_object() || batch->value("student", "") != valid_utf8(id)) return std::nullopt;
   return value;
 }
 
 void ResultStore::save(const std::string& id, const StudentFiles& files) const {
-  write_file_atomically(text_path(id), files.text);
-  if (files.gradescope) write_file_atomically(gradescope_path(id), files.gradescope->dump(2) + "\n");
-  write_file_atomically(report_path(id), files.report.dump(2) + "\n");  // last: the student is finished
+  write_file_atomically(text_path(id), valid_utf8(files.text));
+  if (files.gradescope) {
+    fs::create_directories(gradescope_path(id).parent_path());
+    write_file_atomically(gradescope_path(id), json_text(*files.gradescope));
+  }
+  json report = files.report;
+  if (report.contains("batch") && report["batch"].is_object()) report["batch"]["file"] = file_stem(id);
+  write_file_atomically(report_path(id), json_text(report));  // last: the student is finished
 }
 
 std::vector<json> ResultStore::all_results() const {
@@ -111,8 +122,14 @@ std::vector<json> ResultStore::all_results() const {
   for (const auto& entry : fs::directory_iterator(folder_)) {
     const std::string name = entry.path().filename().string();
     if (name.empty() || name[0] == '.' || entry.path().extension() != ".json" || !entry.is_regular_file()) continue;
-    // A Gradescope file (no schema) or a report whose "batch.student" is not its file name is not a result.
-    if (auto value = result(entry.path().stem().string())) results.push_back(std::move(*value));
+    // A report whose "batch.file" (or, from an older grader, "batch.student") is not its file name is not a result.
+    const std::string stem = entry.path().stem().string();
+    auto value = read_json(entry.path());
+    if (!value || !value->is_object() || value->value("schema", "") != "grader-report/1") continue;
+    const auto batch = value->find("batch");
+    if (batch == value->end() || !batch->is_object() || !(*batch)["student"].is_string()) continue;
+    if (batch->value("file", batch->value("student", "")) != stem) continue;
+    results.push_back(std::move(*value));
   }
   std::sort(results.begin(), results.end(), [](const json& a, const json& b) {
     return a["batch"]["student"].get<std::string>() < b["batch"]["student"].get<std::string>();
@@ -122,11 +139,13 @@ std::vector<json> ResultStore::all_results() const {
 
 void ResultStore::remove_stale_temporaries() const {
   const auto stale_before = fs::file_time_type::clock::now() - std::chrono::minutes(5);
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(folder_, ec)) {
-    const std::string name = entry.path().filename().string();
-    if (name.empty() || name[0] != '.' || name.find(temporary_marker) == std::string::npos) continue;
-    if (entry.last_write_time(ec) < stale_before) fs::remove(entry.path(), ec);
+  for (const fs::path& folder : {folder_, folder_ / "gradescope"}) {
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(folder, ec)) {
+      const std::string name = entry.path().filename().string();
+      if (name.empty() || name[0] != '.' || name.find(temporary_marker) == std::string::npos) continue;
+      if (entry.last_write_time(ec) < stale_before) fs::remove(entry.path(), ec);
+    }
   }
 }
 

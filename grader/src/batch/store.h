@@ -7,10 +7,17 @@
 //   <out>/.batch.json         the settings every run into this folder must share (lab, seed, --quick)
 //   <out>/<id>.json           the report, --format json's schema, plus a "batch" object (below)
 //   <out>/<id>.txt            the report as the student reads it from `grader <lab>`, without colour
-//   <out>/<id>.results.json   Gradescope's results.json (with --gradescope)
+//   <out>/gradescope/<id>.results.json   Gradescope's results.json (with --gradescope); in a folder of its own so
+//                             student `gs.results`'s report and student `gs`'s results.json are different files
+//   <out>/.lock               held (flock) by the batch writing here, so two batches never grade the class twice
+//
+// <id> is the student id itself when that is UTF-8 and at most 128 bytes; otherwise (a Latin-1 folder name, a
+// name up to Linux's 255 bytes) its first bytes made valid UTF-8, "~" and a hash of the whole id, so every
+// file name fits and two ids never share one.
 //
 // The "batch" object: {"student": "alice", "source": "alice.zip", "intake": "zip", "refused": false,
-// "batch_seed": 42, "quick": false, "graded_at": "2025-01-31T12:00:00Z"}. `intake` is folder, zip, tar.gz, tar or
+// "batch_seed": 42, "quick": false, "graded_at": "2025-01-31T12:00:00Z", "file": "alice"}. `student` is the id made
+// valid UTF-8; `file` is the <id> of the file names. `intake` is folder, zip, tar.gz, tar or
 // other (not something the grader reads); `refused` is true when the submission never reached the
 // pipeline (a refused archive, two submissions for one id).
 #pragma once
@@ -18,14 +25,40 @@
 #include <cstdint>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+
+#include "core/atomic_file.h"
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace grader {
 
-// Writes `content` to `path` so that a reader sees the old file or the whole new one, never a part.
-void write_file_atomically(const std::filesystem::path& path, const std::string& content);
+// The <id> of a student's file names (above).
+std::string file_stem(const std::string& id);
+
+// An exclusive or shared flock on <folder>/.lock, released when destroyed. A local batch holds it exclusively; the
+// tasks of one SLURM array (disjoint students) share it, and wait while a local batch holds it.
+class FolderLock {
+ public:
+  enum class Mode { exclusive, shared };
+  // Throws BusyFolder when `mode` is exclusive and someone holds the lock; a shared lock waits. A file system
+  // without locks (some NFS mounts: ENOLCK) gives no lock rather than no grading: held() is false, why() says why.
+  FolderLock(const std::filesystem::path& folder, Mode mode);
+  bool held() const { return fd_ >= 0; }
+  const std::string& why() const { return why_; }
+  FolderLock(const FolderLock&) = delete;
+  FolderLock& operator=(const FolderLock&) = delete;
+  ~FolderLock();
+
+ private:
+  int fd_ = -1;
+  std::string why_;
+};
+
+struct BusyFolder : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
 
 // What every run into one output folder must agree on, or the gradebook would mix incomparable grades.
 struct BatchSettings {
@@ -42,7 +75,8 @@ struct StudentFiles {
 
 class ResultStore {
  public:
-  // Creates the folder if needed.
+  // Creates the folder if needed; throws std::runtime_error with a sentence when it cannot (a file in the way, no
+  // permission).
   explicit ResultStore(std::filesystem::path folder);
 
   const std::filesystem::path& folder() const { return folder_; }
@@ -64,9 +98,11 @@ class ResultStore {
   // same folder at the same time, another SLURM task, keeps its own).
   void remove_stale_temporaries() const;
 
-  std::filesystem::path report_path(const std::string& id) const { return folder_ / (id + ".json"); }
-  std::filesystem::path text_path(const std::string& id) const { return folder_ / (id + ".txt"); }
-  std::filesystem::path gradescope_path(const std::string& id) const { return folder_ / (id + ".results.json"); }
+  std::filesystem::path report_path(const std::string& id) const { return folder_ / (file_stem(id) + ".json"); }
+  std::filesystem::path text_path(const std::string& id) const { return folder_ / (file_stem(id) + ".txt"); }
+  std::filesystem::path gradescope_path(const std::string& id) const {
+    return folder_ / "gradescope" / (file_stem(id) + ".results.json");
+  }
 
  private:
   std::filesystem::path folder_;

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "batch/gradebook.h"
+#include "core/utf8.h"
 
 namespace grader {
 
@@ -51,8 +52,10 @@ const json* find_test(const json& report, const std::string& name) {
   return nullptr;
 }
 
+// A cell of someone else's text: no '|' or line break to break the table, and, since summary.md is pasted into
+// spreadsheets too, a leading '=', '+', '-', '@', tab or CR neutralised like grades.csv's (batch/gradebook.h).
 std::string table_cell(std::string text) {
-  std::string out;
+  std::string out = starts_like_formula(text) ? "'" : "";
   for (char c : text) {
     if (c == '|') out += "\\|";
     else if (c == '\n' || c == '\r') out += ' ';
@@ -71,10 +74,10 @@ std::string summary_markdown(const LabSpec& spec, const std::vector<json>& repor
         "folder (grades.csv is the gradebook).\n";
   if (!facts.not_graded.empty()) {
     md += "\n**Not graded yet** (run the same command again to grade them):";
-    for (const auto& id : facts.not_graded) md += " " + id;
+    for (const auto& id : facts.not_graded) md += " " + table_cell(id);
     md += "\n";
   }
-  if (reports.empty()) return md;
+  if (reports.empty()) return valid_utf8(md);
 
   std::vector<double> scores;
   for (const auto& r : reports) scores.push_back(r.value("score", 0.0));
@@ -173,15 +176,15 @@ std::string summary_markdown(const LabSpec& spec, const std::vector<json>& repor
   for (const auto& r : reports) {
     const std::string status = r.value("status", "");
     const std::string details = r.value("status_details", "");
-    if (status == "internal_error") internal.push_back(id_of(r) + ": " + details);
-    else if (r["batch"].value("refused", false)) refused.push_back(id_of(r) + ": " + details);
+    if (status == "internal_error") internal.push_back(table_cell(id_of(r)) + ": " + table_cell(details));
+    else if (r["batch"].value("refused", false)) refused.push_back(table_cell(id_of(r)) + ": " + table_cell(details));
   }
   if (!internal.empty() || !refused.empty()) {
     md += "\n## Needs a person\n\n";
     for (const auto& line : internal) md += "- internal error (not the student's fault; `--regrade` once fixed): " + line + "\n";
     for (const auto& line : refused) md += "- submission refused: " + line + "\n";
   }
-  return md;
+  return valid_utf8(md);
 }
 
 }  // namespace grader

@@ -2,6 +2,9 @@
 
 #include <sys/stat.h>
 
+#include <cerrno>
+#include <cstring>
+
 namespace grader {
 
 StageResult stage_submission(const LabSpec& spec, const std::filesystem::path& submission,
@@ -13,7 +16,9 @@ StageResult stage_submission(const LabSpec& spec, const std::filesystem::path& s
     struct stat info {};
     // lstat, not stat: a link could point at another student's work or at the reference.
     if (::lstat(path.c_str(), &info) != 0) {
-      problems.push_back(name + " is missing");
+      // A folder the grader may not enter is not a student who forgot the file.
+      problems.push_back(errno == ENOENT || errno == ENOTDIR ? name + " is missing"
+                                                             : name + " cannot be read: " + std::strerror(errno));
       continue;
     }
     if (S_ISLNK(info.st_mode)) {

@@ -7,12 +7,18 @@ namespace grader {
 
 namespace {
 
-// "lab12" -> 12, so lab10 sorts after lab9.
-long lab_number(const std::string& id) {
+// "lab12" -> "12", so lab10 sorts after lab9. Compared as digit strings (shorter first, then by digits), never
+// converted: a folder named lab99999999999999999999-big once made std::stol throw and every command fail.
+std::string lab_number(const std::string& id) {
   std::string digits;
   for (char c : id)
     if (std::isdigit(static_cast<unsigned char>(c))) digits.push_back(c);
-  return digits.empty() ? 0 : std::stol(digits);
+  digits.erase(0, std::min(digits.find_first_not_of('0'), digits.size()));
+  return digits;
+}
+
+bool number_before(const std::string& a, const std::string& b) {
+  return a.size() != b.size() ? a.size() < b.size() : a < b;
 }
 
 }  // namespace
@@ -27,7 +33,7 @@ Catalog::Catalog(const std::filesystem::path& labs_dir) {
     entries_.push_back({item.path(), name.substr(0, dash), name.substr(dash + 1)});
   }
   std::sort(entries_.begin(), entries_.end(),
-            [](const CatalogEntry& a, const CatalogEntry& b) { return lab_number(a.id) < lab_number(b.id); });
+            [](const CatalogEntry& a, const CatalogEntry& b) { return number_before(lab_number(a.id), lab_number(b.id)); });
 }
 
 const CatalogEntry* Catalog::find(const std::string& name) const {

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdint>
 #include <ctime>
 #include <iostream>
 #include <thread>
@@ -18,6 +19,8 @@
 #include "batch/store.h"
 #include "build/build.h"
 #include "cli/common.h"
+#include "cli/values.h"
+#include "core/scratch.h"
 #include "core/tool.h"
 #include "pipeline/grade.h"
 
@@ -33,7 +36,8 @@ struct BatchCommand {
   fs::path out;
   int jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   bool quick = false;
-  std::optional<std::uint64_t> seed;
+  std::optional<std::uint64_t> seed;  // from seed_text, read whole (cli/values.h)
+  std::optional<std::string> seed_text;
   bool force = false;
   std::vector<std::string> only;
   std::vector<std::string> regrade;
@@ -41,6 +45,7 @@ struct BatchCommand {
   bool no_summary = false;
   std::uint64_t max_archive_mb = 64;
   std::size_t max_archive_files = 2000;
+  std::string max_archive_mb_text = "64", max_archive_files_text = "2000";
   // The cluster.
   bool slurm = false;
   SlurmOptions slurm_options;
@@ -108,7 +113,7 @@ StudentGrading student_grading(const BatchCommand& command, const BatchSettings&
   grading.quick = command.quick;
   grading.limits.max_bytes = command.max_archive_mb << 20;
   grading.limits.max_entries = command.max_archive_files;
-  grading.scratch = fs::temp_directory_path() / ("grader-batch-" + std::to_string(::getpid()));
+  grading.scratch = scratch_root() / "batch";  // private to this process, removed when it ends (core/scratch.h)
   return grading;
 }
 
@@ -243,7 +248,35 @@ void submit_to_slurm(const BatchCommand& command, const Environment& env, const 
   collect(spec, *store, read_roster(full_path(command.submissions), out));
 }
 
+// The numbers of the command line, read whole: a wrapped or negative value is a usage error, never a silent limit.
+void read_numbers(BatchCommand& command) {
+  if (command.seed_text) command.seed = parse_whole_number("--seed", *command.seed_text, 0, UINT64_MAX);
+  // 1 MiB .. 1 TiB: 2^44 MiB once wrapped to a 0-byte limit, and -1 to no limit at all.
+  command.max_archive_mb = parse_whole_number("--max-archive-mb", command.max_archive_mb_text, 1, std::uint64_t{1} << 20);
+  command.max_archive_files = parse_whole_number("--max-archive-files", command.max_archive_files_text, 1, 100'000'000);
+}
+
+ResultStore open_store(const fs::path& out) {
+  try {
+    return ResultStore(out);
+  } catch (const std::exception& error) {
+    throw CommandFailure(ExitCode::usage, std::string("--out: ") + error.what());
+  }
+}
+
+void lock_store(const ResultStore& store, FolderLock::Mode mode, std::optional<FolderLock>& into) {
+  try {
+    into.emplace(store.folder(), mode);
+    if (!into->held()) std::cerr << "warning: " << into->why() << "; nothing keeps another batch out of this folder\n";
+  } catch (const BusyFolder& busy) {
+    throw CommandFailure(ExitCode::usage, busy.what());
+  } catch (const std::exception& error) {
+    throw CommandFailure(ExitCode::usage, std::string("--out: ") + error.what());
+  }
+}
+
 void run_batch_command(BatchCommand command) {
+  read_numbers(command);
   const Environment env = current_environment();
   const LabSpec spec = load_lab(env, command.lab);
   if (!fs::is_directory(command.submissions))
@@ -256,7 +289,12 @@ void run_batch_command(BatchCommand command) {
 
   // A dry run writes nothing, not even the output folder.
   std::optional<ResultStore> store;
-  if (!(command.slurm && command.dry_run)) store.emplace(command.out);
+  if (!(command.slurm && command.dry_run)) store.emplace(open_store(command.out));
+  // Two local batches into one folder would grade everyone twice: the second is refused. The tasks of one SLURM
+  // array grade disjoint students and share the lock; --slurm itself writes only its own submission folder.
+  std::optional<FolderLock> lock;
+  if (store && !command.slurm)
+    lock_store(*store, command.array_task ? FolderLock::Mode::shared : FolderLock::Mode::exclusive, lock);
   const std::optional<fs::path> out_path = store ? std::optional<fs::path>(full_path(command.out)) : std::nullopt;
   std::vector<Submission> roster;
   try {
@@ -350,15 +388,15 @@ void setup_batch(CLI::App& app) {
   batch->add_option("--jobs,-j", command->jobs, "students graded at once (builds and correctness; timings take turns)")
       ->default_str(std::to_string(command->jobs));
   batch->add_flag("--quick,-q", command->quick, "correctness only: no timing");
-  batch->add_option("--seed", command->seed, "the batch seed (default: drawn once, then kept in <out>/.batch.json)");
+  batch->add_option("--seed", command->seed_text, "the batch seed (default: drawn once, then kept in <out>/.batch.json)");
   batch->add_flag("--force", command->force, "regrade students who are already graded");
   batch->add_option("--only", command->only, "grade just these students (comma-separated ids)")->delimiter(',');
   batch->add_option("--regrade", command->regrade, "regrade this student, replaying their inputs (repeatable)");
   batch->add_flag("--gradescope", command->gradescope, "also write <id>.results.json for Gradescope");
   batch->add_flag("--no-summary", command->no_summary, "do not write grades.csv and summary.md at the end");
-  batch->add_option("--max-archive-mb", command->max_archive_mb, "refuse archives that unpack to more than this")
+  batch->add_option("--max-archive-mb", command->max_archive_mb_text, "refuse archives that unpack to more than this")
       ->default_str("64");
-  batch->add_option("--max-archive-files", command->max_archive_files, "refuse archives with more entries than this")
+  batch->add_option("--max-archive-files", command->max_archive_files_text, "refuse archives with more entries than this")
       ->default_str("2000");
   const std::string cluster = "On a SLURM cluster";
   batch->add_flag("--slurm", command->slurm, "submit the class as a SLURM job array instead of grading here")->group(cluster);

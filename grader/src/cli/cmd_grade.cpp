@@ -1,9 +1,17 @@
 // grader grade LAB (or just `grader LAB`): grades one submission and prints the report.
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 
 #include "build/build.h"
 #include "cli/common.h"
+#include "cli/values.h"
+#include "core/atomic_file.h"
+#include "core/scratch.h"
 #include "pipeline/grade.h"
 #include "report/writers.h"
 
@@ -19,9 +27,25 @@ struct GradeCommand {
   bool quick = false;
   bool hidden = false;
   bool keep = false;
-  std::optional<std::uint64_t> seed;
+  std::optional<std::string> seed;  // read whole by parse_whole_number: CLI11 wrapped "-1" to 2^64-1
   std::string sanitize;
 };
+
+// -o FILE: its folder exists and can be written, and FILE is not a folder. Once, a missing folder or a folder given
+// as FILE exited 0 and wrote nothing.
+void check_output_file(const std::filesystem::path& file) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path folder = file.parent_path().empty() ? fs::path(".") : file.parent_path();
+  if (fs::is_directory(file, ec))
+    throw CommandFailure(ExitCode::usage, "--output " + file.string() + " is a folder; give a file name, like " +
+                                              (file / "report.json").string());
+  if (!fs::is_directory(folder, ec))
+    throw CommandFailure(ExitCode::usage, "--output " + file.string() + ": the folder " + folder.string() + " does not exist");
+  if (::access(folder.c_str(), W_OK | X_OK) != 0)
+    throw CommandFailure(ExitCode::usage, "--output " + file.string() + ": cannot write into " + folder.string() + ": " +
+                                              std::strerror(errno));
+}
 
 ExitCode exit_code_for(const Report& report) {
   if (report.verdict == Verdict::internal_error) return ExitCode::internal;
@@ -38,7 +62,13 @@ void run_grade(const GradeCommand& command) {
   options.submission = command.submission.value_or(env.root / "skeletons" / spec.name());
   if (!std::filesystem::is_directory(options.submission))
     throw CommandFailure(ExitCode::usage, "the submission " + options.submission.string() + " is not a directory");
-  options.seed = command.seed.value_or(fresh_seed());
+  // Else every file in it would be reported as missing: the student's verdict for the grader's lack of access.
+  if (::access(options.submission.c_str(), R_OK | X_OK) != 0)
+    throw CommandFailure(ExitCode::usage, "the submission " + options.submission.string() + " cannot be read: " + std::strerror(errno));
+  options.seed = command.seed ? parse_whole_number("--seed", *command.seed, 0, UINT64_MAX) : fresh_seed();
+  // Checked before grading, so a mistyped -o does not cost a whole grading and then write nothing.
+  if (command.output) check_output_file(*command.output);
+  if (command.keep) keep_scratch();
   options.quick = command.quick;
   options.include_hidden = command.hidden;
   options.keep_workdir = command.keep;
@@ -63,16 +93,21 @@ void run_grade(const GradeCommand& command) {
 
   std::string rendered;
   if (command.format == "json") {
-    rendered = to_json(report).dump(2) + "\n";
+    rendered = json_text(to_json(report));
   } else if (command.format == "gradescope") {
-    rendered = to_gradescope(report).dump(2) + "\n";
+    rendered = json_text(to_gradescope(report));
   } else {
     rendered = render_text(report, !command.output && stdout_wants_colour());
   }
   if (command.output) {
-    std::ofstream(*command.output) << rendered;
+    try {
+      write_file_atomically(*command.output, rendered);
+    } catch (const std::exception& error) {
+      throw CommandFailure(ExitCode::internal, "cannot write the report: " + std::string(error.what()));
+    }
   } else {
-    std::cout << rendered;
+    std::cout << rendered << std::flush;
+    if (!std::cout) throw CommandFailure(ExitCode::internal, "cannot write the report to standard output");
   }
   command_result() = exit_code_for(report);
 }

@@ -184,7 +184,7 @@ void run_selftest(const SelftestCommand& command) {
     for (const auto& p : v.problems) std::printf("    problem: %s\n", p.c_str());
     for (const auto& w : v.warnings) std::printf("    warning: %s\n", w.c_str());
   }
-  if (command.format == "json") std::cout << nlohmann::json{{"ok", all_ok}, {"labs", labs}}.dump(2) << "\n";
+  if (command.format == "json") std::cout << json_text(nlohmann::json{{"ok", all_ok}, {"labs", labs}});
   bool any_failed = false, any_not_run = false;
   for (const auto& v : verdicts) {
     if (v.ok) continue;

@@ -1,5 +1,8 @@
 #include "cli/common.h"
 
+#include "core/scratch.h"
+#include "spec/spec_checks.h"
+
 #include <unistd.h>
 
 #include <cstdlib>
@@ -11,7 +14,20 @@ GlobalOptions& global_options() {
   return options;
 }
 
-Environment current_environment() { return discover_environment(global_options().root); }
+Environment current_environment() {
+  Environment env = discover_environment(global_options().root);
+  // A mistyped --root once listed no labs and exited 0; a course repository always has labs/.
+  std::error_code ec;
+  if (!std::filesystem::is_directory(env.root / "labs", ec))
+    throw CommandFailure(ExitCode::usage, "the course repository " + env.root.string() +
+                                              " has no labs/ folder; check --root (or GRADER_ROOT)");
+  try {
+    scratch_root();  // before anything asks for a temporary folder: see core/scratch.h
+  } catch (const std::exception& error) {
+    throw CommandFailure(ExitCode::environment, error.what());
+  }
+  return env;
+}
 
 LabSpec load_lab(const Environment& env, const std::string& name) {
   Catalog catalog(env.labs_dir());
@@ -19,7 +35,9 @@ LabSpec load_lab(const Environment& env, const std::string& name) {
   if (entry == nullptr)
     throw CommandFailure(ExitCode::usage, "no lab called '" + name + "'; the labs are: " + catalog.known_names());
   try {
-    return load_lab_spec(entry->dir);
+    LabSpec spec = load_lab_spec(entry->dir);
+    check_spec_datasets(spec, env.root);
+    return spec;
   } catch (const SpecError& error) {
     throw CommandFailure(ExitCode::usage, std::string("invalid lab spec: ") + error.what());
   }

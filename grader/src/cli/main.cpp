@@ -9,6 +9,7 @@
 #include <iostream>
 
 #include "cli/common.h"
+#include "core/scratch.h"
 
 namespace {
 
@@ -55,6 +56,10 @@ int main(int argc, char** argv) {
   grader::setup_new_lab(app);
   grader::setup_release(app);
 
+  // Every way out of main removes this process's work folders (core/scratch.h); a killed grader's are reaped by the next.
+  struct RemoveScratch {
+    ~RemoveScratch() { grader::remove_scratch(); }
+  } remove_scratch;
   try {
     auto args = with_default_subcommand(app, argc, argv);
     app.parse(args);

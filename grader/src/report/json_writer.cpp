@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cmath>
 
 #include "report/writers.h"
@@ -9,6 +10,18 @@ namespace {
 using json = nlohmann::json;
 
 double finite_or_zero(double value) { return std::isfinite(value) ? value : 0.0; }
+
+// Gradescope's visibility words (its autograder spec: hidden, after_due_date, after_published, visible). The lab's
+// "after_due_date" means shown once grades are out, which Gradescope calls after_published; its own after_due_date
+// would show the hidden inputs to every student the moment the deadline passes, before grading is done.
+std::string gradescope_visibility(Visibility visibility) {
+  switch (visibility) {
+    case Visibility::visible: return "visible";
+    case Visibility::hidden: return "hidden";
+    case Visibility::after_due_date: return "after_published";
+  }
+  return "hidden";
+}
 
 json timing_json(const Timing& t) {
   return {{"label", t.label}, {"median_s", t.median}, {"q1_s", t.q1}, {"q3_s", t.q3}, {"reps", t.seconds.size()},
@@ -23,8 +36,8 @@ json to_json(const Report& report) {
     json entry = {{"name", test.name},
                   {"kind", to_string(test.kind)},
                   {"status", to_string(test.verdict)},
-                  {"score", test.score},
-                  {"max_score", test.max_score},
+                  {"score", finite_or_zero(test.score)},
+                  {"max_score", finite_or_zero(test.max_score)},
                   {"details", test.details},
                   {"visibility", to_string(test.visibility)}};
     if (test.kind == TestKind::correctness) {
@@ -76,8 +89,8 @@ json to_json(const Report& report) {
           {"seed", report.seed},
           {"status", to_string(report.verdict)},
           {"status_details", report.verdict_details},
-          {"score", report.score},
-          {"max_score", report.max_score},
+          {"score", finite_or_zero(report.score)},
+          {"max_score", finite_or_zero(report.max_score)},
           {"hidden_not_run", report.hidden_tests_skipped},
           {"warnings", report.warnings},
           {"candidate_output", report.candidate_output},
@@ -106,23 +119,32 @@ json to_gradescope(const Report& report) {
         output += "\n  " + c.name + " [" + c.variant + "]: " + std::string(info(c.verdict).label) + ": " + c.details;
     const bool ok = test.verdict == Verdict::passed;
     tests.push_back({{"name", test.name},
-                     {"score", test.score},
-                     {"max_score", test.max_score},
+                     {"score", finite_or_zero(test.score)},  // NaN would be written as null, which Gradescope refuses
+                     {"max_score", finite_or_zero(test.max_score)},
                      {"status", ok ? "passed" : "failed"},
                      {"output", output},
+                     // Build logs and program output hold '<', '*' and '_': shown as written, never as HTML or markdown.
+                     {"output_format", "text"},
                      {"tags", {std::string(to_string(test.kind)), std::string(to_string(test.verdict))}},
-                     // Gradescope's word for after_due_date is the same; hidden stays hidden.
-                     {"visibility", std::string(to_string(test.visibility))}});
+                     {"visibility", gradescope_visibility(test.visibility)}});
   }
   std::string summary = report.lab_name + ": " + std::string(info(report.verdict).label);
   if (!report.verdict_details.empty()) summary += "\n" + report.verdict_details;
   if (!report.build_log.empty() && report.verdict == Verdict::build_error) summary += "\n\n" + report.build_log;
-  return {{"score", report.score},
-          {"execution_time", static_cast<int>(std::ceil(report.wall_seconds))},
+  const double seconds = finite_or_zero(report.wall_seconds);
+  return {{"score", finite_or_zero(report.score)},
+          {"execution_time", static_cast<long>(std::ceil(std::clamp(seconds, 0.0, 1e9)))},
           {"output", summary},
+          {"output_format", "text"},
+          {"test_output_format", "text"},
+          {"test_name_format", "text"},
           {"visibility", "visible"},
           {"stdout_visibility", "hidden"},
           {"tests", tests}};
+}
+
+std::string json_text(const nlohmann::json& value, int indent) {
+  return value.dump(indent, ' ', /*ensure_ascii=*/false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 Report internal_error_report(const std::string& lab, const std::string& submission, const std::string& what) {

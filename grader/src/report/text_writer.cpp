@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "report/writers.h"
+#include "core/utf8.h"
 
 namespace grader {
 
@@ -157,7 +158,9 @@ std::string render_text(const Report& report, bool colour) {
   if (report.hidden_tests_skipped > 0)
     out << report.hidden_tests_skipped << " hidden case(s) or item(s) were not run here; they run when your work is graded.\n";
   if (!report.isolation.empty()) out << style.dim("isolation: " + report.isolation) << "\n";
-  return out.str();
+  // Build logs, file names and program output are the student's or the compiler's bytes: a terminal, a feedback
+  // file and every later reader get well-formed UTF-8.
+  return valid_utf8(out.str());
 }
 
 }  // namespace grader

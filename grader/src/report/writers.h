@@ -15,6 +15,11 @@ std::string render_text(const Report& report, bool colour);
 nlohmann::json to_json(const Report& report);
 nlohmann::json to_gradescope(const Report& report);
 
+// `value` as the text of a file: indented, a final newline, and any string that is not UTF-8 (a compiler's echo of a
+// Latin-1 source line, a student's folder name) written with U+FFFD in place of its bad bytes, never an exception.
+// Every JSON file the grader writes goes through here.
+std::string json_text(const nlohmann::json& value, int indent = 2);
+
 // A report for a run that failed inside the grader itself: zero points, the reason in words, so a
 // results file exists even then (a TA never loses a student's entry).
 Report internal_error_report(const std::string& lab, const std::string& submission, const std::string& what);

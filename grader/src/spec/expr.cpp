@@ -89,11 +89,20 @@ NodePtr make_operation(Node::Kind kind, std::vector<NodePtr> operands, std::stri
   return node;
 }
 
+// The parser, the evaluator and the tree's destructor all recurse once per level: 20,000 nested parentheses or
+// 200,000 '-' signs once overflowed the stack and crashed every grader command. Real expressions are a line long.
+constexpr std::size_t longest_expression = 1000;  // characters: also bounds a left-deep chain like 1+1+1+...
+constexpr int deepest_nesting = 64;               // parentheses, calls, unary minus and '^' inside one another
+
 class Parser {
  public:
   explicit Parser(std::string_view text) : text_(text) {}
 
   NodePtr parse_all() {
+    if (text_.size() > longest_expression)
+      fail(static_cast<int>(longest_expression) + 1,
+           "the expression is " + std::to_string(text_.size()) + " characters long; at most " +
+               std::to_string(longest_expression) + " are allowed");
     skip_spaces();
     if (at_end()) fail(1, "empty expression");
     NodePtr root = parse_expression();
@@ -133,7 +142,23 @@ class Parser {
     }
   }
 
+  // Counts one level of nesting while alive; past deepest_nesting, a syntax error at the current column.
+  class Level {
+   public:
+    explicit Level(Parser& parser) : parser_(parser) {
+      if (++parser_.depth_ > deepest_nesting)
+        parser_.fail(parser_.column(), "nested more than " + std::to_string(deepest_nesting) + " levels deep");
+    }
+    ~Level() { --parser_.depth_; }
+    Level(const Level&) = delete;
+    Level& operator=(const Level&) = delete;
+
+   private:
+    Parser& parser_;
+  };
+
   NodePtr parse_unary() {
+    Level level(*this);
     skip_spaces();
     if (accept('-')) return make_operation(Node::Kind::negate, {parse_unary()});
     return parse_power();
@@ -156,6 +181,7 @@ class Parser {
     if (is_name_start(c)) return parse_name_or_call();
     if (accept('(')) {
       const int open_column = column() - 1;
+      Level level(*this);
       NodePtr inside = parse_expression();
       skip_spaces();
       if (!accept(')')) {
@@ -216,6 +242,7 @@ class Parser {
       fail(name_column, "unknown function '" + name + "'; the functions are " + function_list());
     }
 
+    Level level(*this);
     std::vector<NodePtr> arguments{parse_expression()};
     skip_spaces();
     while (accept(',')) {
@@ -247,6 +274,7 @@ class Parser {
 
   std::string_view text_;
   std::size_t position_ = 0;
+  int depth_ = 0;
 };
 
 double evaluate_node(const Node& node, const Variables& variables, const std::string& text) {

@@ -10,6 +10,7 @@
 
 #include <toml++/toml.h>
 
+#include "spec/spec_checks.h"
 #include "spec/spec_items.h"
 #include "spec/spec_reader.h"
 
@@ -108,6 +109,13 @@ std::vector<std::string> read_student_files(const SpecField& field) {
         name.find("..") != std::string::npos) {
       element.fail("student file '" + name + "' must be a plain file name, without '/' or '..'");
     }
+    // "." is the submission folder itself; a control character (NUL, a line break) cannot be typed into a report or
+    // a command line; a leading '-' would read as a compiler option; a leading '.' is hidden and never unpacked.
+    const bool control = std::any_of(name.begin(), name.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; });
+    if (name == "." || control || name.front() == '-' || name.front() == '.' || name.size() > 128) {
+      element.fail("student file must be a plain file name of letters, digits and punctuation, not starting with '.' or "
+                   "'-', at most 128 bytes");
+    }
     if (std::find(names.begin(), names.end(), name) != names.end()) {
       element.fail("'" + name + "' is listed twice in 'student_files'");
     }
@@ -169,7 +177,7 @@ void read_build_section(const SpecTable& root, LabSpec& spec) {
   if (auto flags = build.optional("flags")) out.flags = flags->as_strings();
   if (auto flags = build.optional("link_flags")) out.link_flags = flags->as_strings();
   if (auto kb = build.optional("max_file_kb"))
-    out.max_file_bytes = static_cast<std::size_t>(kb->as_integer_at_least(1)) * 1024;
+    out.max_file_bytes = static_cast<std::size_t>(kb->as_integer_in(1, 1 << 20)) * 1024;  // at most 1 GiB a file
 }
 
 void read_policy_section(const SpecTable& root, PolicySpec& policy) {
@@ -184,13 +192,17 @@ void read_limits_section(const SpecTable& root, LimitSpec& limits) {
   const std::optional<SpecField> field = root.optional("limits");
   if (!field) return;
   const SpecTable table = field->as_table();
-  auto size = [](const SpecField& f) { return static_cast<std::size_t>(f.as_integer_at_least(1)); };
-  if (auto f = table.optional("wall_seconds")) limits.wall_seconds = f->as_positive_number();
-  if (auto f = table.optional("cpu_seconds")) limits.cpu_seconds = f->as_positive_number();
-  if (auto f = table.optional("memory_mb")) limits.memory_mb = size(*f);
-  if (auto f = table.optional("output_kb")) limits.output_kb = size(*f);
+  // Bounded so that the bytes they become fit 64 bits: memory_mb = 2^44 once wrapped to 0, that is no memory at all.
+  constexpr std::int64_t most_mb = std::int64_t{1} << 24;  // 16 TiB
+  auto size = [](const SpecField& f, std::int64_t most) { return static_cast<std::size_t>(f.as_integer_in(1, most)); };
+  constexpr double most_seconds = 7 * 24 * 3600;  // a week; `inf` is refused by as_number
+  auto seconds = [&](const SpecField& f) { return f.as_positive_number() > 0 ? f.as_number_in(0, most_seconds) : 0.0; };
+  if (auto f = table.optional("wall_seconds")) limits.wall_seconds = seconds(*f);
+  if (auto f = table.optional("cpu_seconds")) limits.cpu_seconds = seconds(*f);
+  if (auto f = table.optional("memory_mb")) limits.memory_mb = size(*f, most_mb);
+  if (auto f = table.optional("output_kb")) limits.output_kb = size(*f, most_mb * 1024);
   if (auto f = table.optional("processes")) limits.processes = f->as_int_at_least(1);
-  if (auto f = table.optional("file_mb")) limits.file_mb = size(*f);
+  if (auto f = table.optional("file_mb")) limits.file_mb = size(*f, most_mb);
   if (auto f = table.optional("open_files")) limits.open_files = f->as_int_at_least(1);
 }
 
@@ -233,6 +245,7 @@ LabSpec read_spec(const toml::table& document, std::string_view text, const std:
   if (auto tolerance = root.optional("tolerance")) spec.tolerance = read_tolerance(tolerance->as_table(), Tolerance{});
   spec.correctness = read_correctness_items(root, spec.tolerance);
   spec.performance = read_performance_items(root, spec.correctness, spec.tolerance);
+  check_spec_values(spec);
   return spec;
 }
 
@@ -252,6 +265,11 @@ LabSpec parse_lab_spec(std::string_view text, const std::filesystem::path& path)
 
 LabSpec load_lab_spec(const std::filesystem::path& lab_dir) {
   const std::filesystem::path path = lab_dir / "lab.toml";
+  // A FIFO would block every command on open; a folder would read as an empty spec ("missing [lab]").
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (!ec && status.type() != std::filesystem::file_type::regular)
+    throw SpecError({path.string(), 0, 0}, "the lab's spec is not a regular file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw SpecError({path.string(), 0, 0}, std::string("cannot read the lab's spec: ") + std::strerror(errno));
   std::ostringstream text;

@@ -51,6 +51,7 @@ struct Tolerance {
 struct Param {
   std::string name;
   Expr value;
+  bool real = false;  // written as a decimal number (alpha = 0.5): not a size, so it need not be a whole number
 };
 
 // The machine's variables plus every parameter's value, each parameter evaluated after those it reads (a

@@ -13,6 +13,9 @@ namespace grader {
 
 namespace {
 
+// More points than any course gives: a typo (1e30) would swamp every other item of the gradebook.
+constexpr double max_points = 1e6;
+
 // Variables the grader provides to every expression at run time, besides the expression's own parameters.
 // `cpu_scaling` and `memory_scaling`: all threads against one, by the machine's calibration (see grade.cpp).
 constexpr std::array<std::string_view, 3> machine_variables{"threads", "cpu_scaling", "memory_scaling"};
@@ -134,7 +137,7 @@ std::vector<ParamField> read_params(const SpecField& table, std::string_view own
       entry.fail_at_key("'" + name + "' is a machine variable and cannot be a parameter; name the parameter " +
                         "otherwise, for example n" + name + " = \"" + name + "\"");
     }
-    params.push_back({Param{name, entry.as_expr()}, entry});
+    params.push_back({Param{name, entry.as_expr(), entry.is_float()}, entry});
   }
   const std::vector<std::string> names = names_of(params);
   for (const ParamField& p : params) check_expr(p.field, p.param.value, names, owner);
@@ -198,7 +201,7 @@ CorrectnessItem read_correctness_item(const SpecTable& table, const Tolerance& l
   CorrectnessItem item;
   item.where = table.where();
   item.name = table.required("name").as_nonempty_string();
-  item.points = table.required("points").as_number_at_least(0);
+  item.points = table.required("points").as_number_in(0, max_points);
 
   const SpecField variants = table.required("variants");
   item.variants = variants.as_unique_strings();
@@ -241,7 +244,7 @@ BaselineSpec read_baseline(const SpecTable& table, const std::vector<ParamField>
         entry.fail_at_key("baseline parameter '" + name + "' overrides no parameter of this benchmark" +
                           (item_names.empty() ? std::string(" (it has none)") : " (" + join(item_names) + ")"));
       }
-      ParamField override_field{Param{name, entry.as_expr()}, entry};
+      ParamField override_field{Param{name, entry.as_expr(), entry.is_float()}, entry};
       check_expr(entry, override_field.param.value, item_names, "benchmark");
       baseline.params.push_back(override_field.param);
       *overridden = override_field;
@@ -279,7 +282,7 @@ std::vector<Tier> read_tiers(const SpecField& field, const std::vector<std::stri
     }
 
     const SpecField points = table.required("points");
-    tier.points = points.as_number_at_least(0);
+    tier.points = points.as_number_in(0, max_points);
     if (!tiers.empty() && tier.points < tiers.back().points) {
       points.fail("tier points must not decrease: " + number_text(tier.points) + " follows " +
                   number_text(tiers.back().points));

@@ -2,6 +2,7 @@
 #include "spec/spec_reader.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <unordered_set>
 
@@ -153,8 +154,23 @@ bool SpecField::as_bool() const {
 
 double SpecField::as_number() const {
   if (node_->is_integer()) return static_cast<double>(**node_->as_integer());
-  if (node_->is_floating_point()) return **node_->as_floating_point();
-  fail_type("a number");
+  if (!node_->is_floating_point()) fail_type("a number");
+  // TOML allows nan and inf; no tolerance, limit or point count means either (atol = inf passes every answer).
+  const double value = **node_->as_floating_point();
+  if (!std::isfinite(value)) fail(label_ + " must be a finite number, got " + std::string(std::isnan(value) ? "nan" : value < 0 ? "-inf" : "inf"));
+  return value;
+}
+
+double SpecField::as_number_in(double minimum, double maximum) const {
+  const double value = as_number_at_least(minimum);
+  if (value > maximum) fail(label_ + " must be at most " + number_text(maximum) + ", got " + number_text(value));
+  return value;
+}
+
+std::int64_t SpecField::as_integer_in(std::int64_t minimum, std::int64_t maximum) const {
+  const std::int64_t value = as_integer_at_least(minimum);
+  if (value > maximum) fail(label_ + " must be at most " + std::to_string(maximum) + ", got " + std::to_string(value));
+  return value;
 }
 
 double SpecField::as_number_at_least(double minimum) const {

@@ -51,15 +51,18 @@ class SpecField {
   [[noreturn]] void fail(const std::string& message) const;
   [[noreturn]] void fail_at_key(const std::string& message) const;
 
+  bool is_float() const { return node_->is_floating_point(); }  // a TOML float literal: 0.5, 1e3
   std::string as_string() const;
   std::string as_nonempty_string() const;
   bool as_bool() const;
-  double as_number() const;  // a TOML integer or float
+  double as_number() const;  // a TOML integer or float, finite: nan and inf are refused where they are written
+  double as_number_in(double minimum, double maximum) const;
   double as_number_at_least(double minimum) const;
   double as_positive_number() const;
   std::int64_t as_integer() const;
   std::int64_t as_integer_at_least(std::int64_t minimum) const;
   int as_int_at_least(int minimum) const;  // an integer that must also fit an int
+  std::int64_t as_integer_in(std::int64_t minimum, std::int64_t maximum) const;
   // One of `choices`, returned as its index: as_choice({"judge", "candidate"}) is 1 for "candidate".
   std::size_t as_choice(std::initializer_list<std::string_view> choices) const;
   // A number becomes a constant; a string is parsed, and a syntax error is placed at its column in the file.

@@ -1,0 +1,23 @@
+// spec_checks.h: what lab.toml's reader can prove before any submission is graded, by evaluating the spec's
+// expressions for every thread count a machine may have (1 to 1024). Without these, a size of 0, a `flops` that
+// divides by zero or a tier ladder that descends on a 64-thread node surfaced only when students were graded,
+// as their failure.
+#pragma once
+
+#include <filesystem>
+
+#include "spec/lab_spec.h"
+
+namespace grader {
+
+// Case and benchmark parameters: finite; those written as integers or expressions (sizes, counts, switches) whole
+// numbers from 0 to 2^40, and from 1 for a benchmark's parameters that `flops` or `bytes` read (its work). `flops` and `bytes` finite and not negative; `cpu_threads` at least 1; tiers given by expressions
+// strictly ascending. A lab with no graded item. Throws SpecError at the case, benchmark or tier.
+void check_spec_values(const LabSpec& spec);
+
+// Every `dataset` a case names is an entry of <root>/datasets/<lab>/manifest.toml. Throws SpecError at the case.
+// Called where a lab is loaded to be used (cli/common.cpp's load_lab), not by load_lab_spec: `grader release`
+// validates a released lab.toml before it writes the lab's datasets beside it.
+void check_spec_datasets(const LabSpec& spec, const std::filesystem::path& root);
+
+}  // namespace grader

@@ -776,7 +776,10 @@ def check_trust_burns_cpu(grader, args):
     run, report, tests = grade_trust(grader, args, "burns_cpu_between_calls")
     for item in TRUST_PERFORMANCE:
         test = tests[item]
-        check(test["status"] == "suspect" and re.search(QUIET, test["details"]),
+        print("%s: %s (%s)" % (item, test["status"], test["details"]))
+        # On a loaded machine the lab kit's look at the threads after a call can last past the thread's 50 ms of
+        # rest, and it sees the thread working: SUSPECT for the same work, from the other defence.
+        check(test["status"] == "suspect" and (re.search(QUIET, test["details"]) or re.search(BACKGROUND_WORK, test["details"])),
               "performance item %r is %r (%s), expected suspect: CPU used while the other side was timed" % (
                   item, test["status"], test["details"]))
         check(test["score"] == 0, "performance item %r scores %r, expected 0" % (item, test["score"]))

@@ -54,6 +54,14 @@ struct Matvec : labkit::Problem {
     return labkit::Problem::time_once(variant);
   }
 
+  // Fresh inputs (labkit.h): the row-pointer layout is a copy of A, so the changed elements go there too.
+  void inputs_changed(const std::vector<Changed>& changed) override {
+    if (rows.empty()) return;
+    for (const auto& array : changed)
+      if (array.name == "a")
+        for (std::int64_t e : array.elements) row_storage[static_cast<std::size_t>(e / n)][e % n] = a[static_cast<std::size_t>(e)];
+  }
+
   std::vector<labkit::ArrayRef> inputs() override { return {labkit::ref("a", a, {m, n}), labkit::ref("x", x, {n})}; }
   std::vector<labkit::ArrayRef> outputs() override { return {labkit::ref("y", y, {m})}; }
 

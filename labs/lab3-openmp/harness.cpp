@@ -26,6 +26,15 @@
 
 #include "parallel.h"
 
+// The judge's serial code (baseline.cpp), the cap of the scaling items' yardstick: weak, so null in the candidate.
+extern "C" {
+__attribute__((weak)) void lab3_judge_serial_matmul(const double*, const double*, double*, std::int64_t, std::int64_t,
+                                                    std::int64_t);
+__attribute__((weak)) void lab3_judge_serial_matmul_lower(const double*, const double*, double*, std::int64_t,
+                                                          std::int64_t);
+__attribute__((weak)) double lab3_judge_serial_dot(const double*, const double*, std::int64_t);
+}
+
 namespace {
 
 enum class Shape { matmul, lower, dot };
@@ -46,7 +55,10 @@ struct Parallel : labkit::Problem {
   std::vector<double> a, b, c;  // matmul: A, B, C; matmul_lower: L (in a), B, C
   std::vector<double> x, y, result;  // dot: x, y and the one-element answer
 
-  std::vector<std::string> variants() const override { return {"matmul", "matmul_lower", "dot"}; }
+  // serial_*: judge only, the same problem computed by the judge's serial code (baseline.cpp).
+  std::vector<std::string> variants() const override {
+    return {"matmul", "matmul_lower", "dot", "serial_matmul", "serial_matmul_lower", "serial_dot"};
+  }
 
   void setup(labkit::Case& cs) override {
     const auto& p = cs.params;
@@ -105,6 +117,7 @@ struct Parallel : labkit::Problem {
   }
 
   void run(std::string_view variant) override {
+    if (variant.rfind("serial_", 0) == 0) return run_serial(variant.substr(7));
     if (variant != variant_for(shape))
       throw labkit::Error("lab3: variant '" + std::string(variant) + "' cannot run on this case, whose parameters describe " +
                           variant_for(shape) + " (see the table at the top of harness.cpp)");
@@ -131,6 +144,19 @@ struct Parallel : labkit::Problem {
   }
 
  private:
+  void run_serial(std::string_view variant) {
+    if (variant != variant_for(shape))
+      throw labkit::Error("lab3: variant 'serial_" + std::string(variant) + "' cannot run on this case, whose parameters describe " +
+                          variant_for(shape));
+    if (lab3_judge_serial_matmul == nullptr || lab3_judge_serial_matmul_lower == nullptr || lab3_judge_serial_dot == nullptr)
+      throw labkit::Error("serial_" + std::string(variant) + " is one of the judge's own variants; the candidate has none");
+    switch (shape) {
+      case Shape::matmul: lab3_judge_serial_matmul(a.data(), b.data(), c.data(), m, k, n); break;
+      case Shape::lower: lab3_judge_serial_matmul_lower(a.data(), b.data(), c.data(), m, n); break;
+      case Shape::dot: result[0] = lab3_judge_serial_dot(x.data(), y.data(), len); break;
+    }
+  }
+
   static std::int64_t positive(const labkit::Params& p, std::string_view name) {
     const std::int64_t value = p.integer(name);
     if (value < 1) throw labkit::Error("lab3 needs " + std::string(name) + " >= 1, got " + std::to_string(value));

@@ -57,6 +57,8 @@ struct Gemv : labkit::CudaProblem {
     c.input("x", x, {n}, -1.0, 1.0);
     d_a.upload(a);
     d_x.upload(x);
+    mirror("a", a, d_a);  // fresh inputs reach the device copies (labkit/cuda.h)
+    mirror("x", x, d_x);
     d_y.resize(static_cast<std::size_t>(m));
     d_scratch.resize(static_cast<std::size_t>(gemv_scratch_doubles));
   }

@@ -69,6 +69,8 @@ struct MatrixMultiply : labkit::CudaProblem {
     cs.input("b", b, {k, n}, -1.0, 1.0);
     d_a.upload(a);
     d_b.upload(b);
+    mirror("a", a, d_a);  // fresh inputs reach the device copies (labkit/cuda.h)
+    mirror("b", b, d_b);
     d_c.resize(static_cast<std::size_t>(m * n));
   }
 

@@ -70,6 +70,7 @@ struct Reduction : labkit::CudaProblem {
     // is real and a lost or doubled block of elements shows.
     c.input("in", in, {n}, -scale, scale);
     d_in.upload(in);
+    mirror("in", in, d_in);  // fresh inputs reach the device copy (labkit/cuda.h)
     d_out.resize(1);
     d_scratch.resize(static_cast<std::size_t>(reduction_scratch_floats(n)));
   }
@@ -90,6 +91,10 @@ struct Reduction : labkit::CudaProblem {
     }
     throw labkit::Error("lab8 has no version '" + std::string(variant) + "'");
   }
+
+  // A sum depends on each element only a little, and the check allows 0.6 at the largest sizes: 1024 changed
+  // elements move a stale sum by ~26 on average, so an answer remembered from an earlier call fails.
+  int fresh_elements() const override { return 1024; }
 
   std::vector<labkit::ArrayRef> inputs() override { return {labkit::ref("in", in, {n})}; }
   std::vector<labkit::ArrayRef> outputs() override { return {download("sum", d_out, sum, {1})}; }

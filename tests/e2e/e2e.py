@@ -249,8 +249,9 @@ def check_caches_results(grader, args):
         check(tests[item]["status"] == "passed", "item %r is %r: %s" % (item, tests[item]["status"], tests[item]["details"]))
     for item in LAB1_PERFORMANCE:
         test = tests[item]
-        check(test["status"] == "suspect", "performance item %r is %r (%s), expected suspect" % (
-            item, test["status"], test["details"]))
+        # Every timed call's inputs are fresh, so the remembered answer is usually wrong before it is too fast.
+        check(test["status"] in ("suspect", "wrong_answer"), "performance item %r is %r (%s), expected suspect or "
+              "wrong_answer" % (item, test["status"], test["details"]))
         check(test["score"] == 0, "performance item %r scores %r, expected 0" % (item, test["score"]))
     check(run.code == GRADED_FAILURES, "exit code %d, expected %d" % (run.code, GRADED_FAILURES))
 
@@ -845,6 +846,108 @@ CHECKS.update({
     "syscall-filter": check_syscall_filter,
     "raw-fork-reaped": check_raw_fork_reaped,
     "lab8-cub": check_lab8_cub,
+})
+
+
+# --- Timing that cannot be bought (issue 16): fresh inputs, capped yardsticks, quiet sides -------------------
+#
+# Each attack gets the defence that should stop it, graded in full (so these are timed and serial):
+#   replays-cached-answer  lab1: replays its last answer, keyed on pointers and sampled entries, and busy-waits to
+#                          a believable time. Every timed call's inputs are fresh: the stale answer is checked
+#                          against the judge's for the new inputs.
+#   lab3-serial-waster     lab3: serial code that works twice as long on one thread. The scaling yardstick is capped
+#                          by the judge's serial code: 0 scaling points.
+#   trust-burns-cpu        lab90: a thread that burns a CPU while the other side is timed: SUSPECT.
+#   gpu-replays            lab5/lab7 (cache + spin kernel) and lab6 (A kept on the device): on a GPU only.
+
+LAB3_SCALING = ["matmul scaling, 1000 cubed, all threads vs 1", "lower-triangular scaling, 1000^2, all threads vs 1",
+                "dot product scaling, 5e7 terms, all threads vs 1"]
+QUIET = r"used \d+ ms of CPU time while the other side was being timed"
+
+
+def check_replays_cached_answer(grader, args):
+    """lab1's naive loop dressed as a cache that replays and busy-waits: no performance points."""
+    submission = os.path.join(args.root, "tests", "submissions", "lab1", "replays_cached_answer")
+    run = grader.run("grade", "lab1", "--submission", submission, "--format", "json")
+    report = run.json()
+    print("seed %s" % report.get("seed"))
+    tests = tests_by_name(report)
+    for item in LAB1_ITEMS:
+        check(tests[item]["status"] == "passed", "item %r is %r: %s" % (item, tests[item]["status"], tests[item]["details"]))
+    for item in LAB1_PERFORMANCE:
+        test = tests[item]
+        check(test["status"] in ("wrong_answer", "suspect"), "performance item %r is %r (%s), expected wrong_answer "
+              "(a stale answer to fresh inputs)" % (item, test["status"], test["details"]))
+        check(test["score"] == 0, "performance item %r scores %r, expected 0" % (item, test["score"]))
+    check(run.code == GRADED_FAILURES, "exit code %d, expected %d" % (run.code, GRADED_FAILURES))
+
+
+def check_lab3_serial_waster(grader, args):
+    """lab3: serial code that is twice as slow when omp_get_max_threads() is 1 earns no scaling points."""
+    submission = os.path.join(args.root, "tests", "submissions", "lab3", "serial_waster")
+    run = grader.run("grade", "lab3", "--submission", submission, "--format", "json")
+    report = run.json()
+    print("seed %s" % report.get("seed"))
+    tests = tests_by_name(report)
+    for test in report["tests"]:
+        if test["kind"] == "correctness":
+            check(test["status"] == "passed", "correctness item %r is %r (%s)" % (test["name"], test["status"], test["details"]))
+    for item in LAB3_SCALING:
+        test = tests[item]
+        print("%s: %s, %r points (%s)" % (item, test["status"], test["score"], test["details"]))
+        # The dot product's serial code and the judge's cap are the same memory-bound loop: their ratio is 1 give or
+        # take the machine's noise, and its tier starts at 1.1. A tenth of its points is noise; more was bought.
+        allowed = 1.0 if item.startswith("dot") else 0
+        check(test["score"] <= allowed, "scaling item %r scores %r, expected 0: the slowed one-thread run bought "
+              "points (%s)" % (item, test["score"], test["details"]))
+        check(test["status"] in ("below_threshold", "suspect"), "scaling item %r is %r" % (item, test["status"]))
+
+
+def check_trust_burns_cpu(grader, args):
+    """lab90: a thread that burns a CPU while the other side is timed makes every timed item SUSPECT."""
+    run, report, tests = grade_trust(grader, args, "burns_cpu_between_calls")
+    for item in TRUST_PERFORMANCE:
+        test = tests[item]
+        print("%s: %s (%s)" % (item, test["status"], test["details"]))
+        # On a loaded machine the lab kit's look at the threads after a call can last past the thread's 50 ms of
+        # rest, and it sees the thread working: SUSPECT for the same work, from the other defence.
+        check(test["status"] == "suspect" and (re.search(QUIET, test["details"]) or re.search(BACKGROUND_WORK, test["details"])),
+              "performance item %r is %r (%s), expected suspect: CPU used while the other side was timed" % (
+                  item, test["status"], test["details"]))
+        check(test["score"] == 0, "performance item %r scores %r, expected 0" % (item, test["score"]))
+    check(run.code == GRADED_FAILURES, "exit code %d, expected %d" % (run.code, GRADED_FAILURES))
+
+
+def check_gpu_replays(grader, args):
+    """lab5, lab6 or lab7 (args.name): a submission that keeps work from earlier calls on the device must earn no
+    performance points: fresh inputs make its answers wrong, and lab6's transfer bound catches what gets past."""
+    labs = {"lab5": "lab5", "lab6": "lab6", "lab7": "lab7"}
+    check(args.name in labs, "gpu-replays takes lab5, lab6 or lab7, not %r" % args.name)
+    submission = os.path.join(args.root, "tests", "submissions", args.name, "replays_cached_answer")
+    check(os.path.isdir(submission), "no submission directory %s" % submission)
+    reason = no_gpu_reason()
+    if reason:
+        run = grader.run("grade", args.name, "--submission", submission, "--format", "json", "--quick")
+        if run.code == ENVIRONMENT:
+            raise Skip("the grader cannot build a CUDA lab here: %s" % run.stderr.strip()[-300:])
+        check(run.code == 5, "without a GPU the attack must still build (exit 5, not run), got %d: %s" % (
+            run.code, run.stdout[-600:]))
+        raise Skip(reason)
+    run = grader.run("grade", args.name, "--submission", submission, "--format", "json")
+    report = run.json()
+    print("seed %s" % report.get("seed"))
+    performance = [t for t in report["tests"] if t["kind"] == "performance"]
+    check(performance, "the report lists no performance items")
+    for test in performance:
+        print("%s: %s, %r points (%s)" % (test["name"], test["status"], test["score"], test["details"]))
+        check(test["score"] == 0, "performance item %r earns %r points" % (test["name"], test["score"]))
+
+
+CHECKS.update({
+    "replays-cached-answer": check_replays_cached_answer,
+    "lab3-serial-waster": check_lab3_serial_waster,
+    "trust-burns-cpu": check_trust_burns_cpu,
+    "gpu-replays": check_gpu_replays,
 })
 
 

@@ -9,12 +9,16 @@
 
 #include <cerrno>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <exception>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 
 namespace labkit {
@@ -103,33 +107,166 @@ std::uint64_t fingerprint(const std::vector<ArrayRef>& arrays) {
   return hash;
 }
 
-// Threads of this process, other than the one calling, that are running right now. Sampled a few times
-// over a few milliseconds: a thread counts only if it is running in every sample, so one that is just
-// going to sleep does not.
-int threads_still_running() {
-  std::map<std::string, int> running;
-  constexpr int samples = 3;
-  const std::string self = std::to_string(::syscall(SYS_gettid));
-  for (int sample = 0; sample < samples; ++sample) {
-    if (DIR* tasks = ::opendir("/proc/self/task")) {
-      while (dirent* task = ::readdir(tasks)) {
-        const std::string tid = task->d_name;
-        if (tid == "." || tid == ".." || tid == self) continue;
-        std::ifstream stat("/proc/self/task/" + tid + "/stat");
-        std::string line;
-        std::getline(stat, line);
-        // The state letter follows the command name's closing parenthesis.
-        auto paren = line.rfind(')');
-        if (paren != std::string::npos && paren + 2 < line.size() && line[paren + 2] == 'R') ++running[tid];
-      }
-      ::closedir(tasks);
+// One thread's scheduling state: its state letter and the nanoseconds it has spent on a CPU so far.
+struct TaskSample {
+  char state = '?';
+  std::uint64_t cpu_ns = 0;
+};
+
+// Reads /proc/self/task/<tid>/stat (the state) and schedstat (time on a CPU, nanoseconds). Where the kernel
+// has no schedstat, utime + stime from stat (clock ticks) stand in.
+bool sample_task(const std::string& tid, TaskSample& sample) {
+  std::ifstream stat("/proc/self/task/" + tid + "/stat");
+  std::string line;
+  if (!std::getline(stat, line)) return false;
+  // The state letter follows the command name's closing parenthesis; utime and stime are fields 14 and 15.
+  const auto paren = line.rfind(')');
+  if (paren == std::string::npos || paren + 2 >= line.size()) return false;
+  sample.state = line[paren + 2];
+  std::ifstream schedstat("/proc/self/task/" + tid + "/schedstat");
+  if (schedstat >> sample.cpu_ns) return true;
+  std::istringstream fields(line.substr(paren + 2));
+  std::string field;
+  std::uint64_t utime = 0, stime = 0;
+  for (int index = 3; fields >> field; ++index) {
+    if (index == 14) utime = std::strtoull(field.c_str(), nullptr, 10);
+    if (index == 15) {
+      stime = std::strtoull(field.c_str(), nullptr, 10);
+      break;
     }
-    ::usleep(1000);
   }
-  int count = 0;
-  for (const auto& [tid, times] : running) count += times == samples;
-  return count;
+  sample.cpu_ns = (utime + stime) * (1000000000ULL / static_cast<std::uint64_t>(::sysconf(_SC_CLK_TCK)));
+  return true;
 }
+
+std::map<std::string, TaskSample> sample_other_tasks() {
+  std::map<std::string, TaskSample> tasks;
+  const std::string self = std::to_string(::syscall(SYS_gettid));
+  if (DIR* dir = ::opendir("/proc/self/task")) {
+    while (dirent* task = ::readdir(dir)) {
+      const std::string tid = task->d_name;
+      if (tid == "." || tid == ".." || tid == self) continue;
+      TaskSample sample;
+      if (sample_task(tid, sample)) tasks[tid] = sample;
+    }
+    ::closedir(dir);
+  }
+  return tasks;
+}
+
+// Threads of this process, other than the one calling, still working after a call returned. State R alone
+// does not say so: an idle OpenMP worker that has not parked yet spins or yields for a moment, and on a busy
+// machine a thread about to sleep in a futex waits its turn for a CPU in state R for many milliseconds. What
+// work does and parking does not is use CPU time. So: a quick look first (nothing runnable, nothing to
+// check); otherwise a thread counts as working when it spent at least a tenth of a 30 ms window on a CPU
+// (a busy thread on a machine loaded five times over still gets twice that; parking takes microseconds).
+int threads_still_running() {
+  bool any_runnable = false;
+  for (int look = 0; look < 3 && !any_runnable; ++look) {
+    for (const auto& [tid, sample] : sample_other_tasks()) any_runnable = any_runnable || sample.state == 'R';
+    if (!any_runnable) ::usleep(1000);
+  }
+  if (!any_runnable) return 0;
+  constexpr std::uint64_t window_ns = 30'000'000;
+  const auto before = sample_other_tasks();
+  const auto start = std::chrono::steady_clock::now();
+  ::usleep(window_ns / 1000);
+  const auto after = sample_other_tasks();
+  const auto elapsed_ns = static_cast<std::uint64_t>(
+      std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count());
+  int working = 0;
+  for (const auto& [tid, sample] : after) {
+    auto earlier = before.find(tid);
+    const std::uint64_t used = sample.cpu_ns - (earlier == before.end() ? 0 : earlier->second.cpu_ns);
+    if (earlier == before.end() && sample.state != 'R') continue;  // started and already asleep: no work seen
+    if (used * 10 >= std::max(elapsed_ns, window_ns)) ++working;
+  }
+  return working;
+}
+
+// A variant as the grader names it in a `run` or `time` command: "unrolled", or "unrolled@S:C" for fresh
+// inputs, where S is the run's perturbation seed and C the index of the first call (worker_protocol.md).
+struct Call {
+  std::string variant;
+  bool fresh = false;
+  std::uint64_t seed = 0, first = 0;
+};
+
+Call parse_call(const std::string& text) {
+  Call call;
+  const auto at = text.find('@');
+  call.variant = text.substr(0, at);
+  if (at == std::string::npos) return call;
+  const auto colon = text.find(':', at);
+  if (colon == std::string::npos) throw Error("a fresh-input call needs 'variant@seed:index', got '" + text + "'");
+  call.fresh = true;
+  call.seed = std::strtoull(text.c_str() + at + 1, nullptr, 10);
+  call.first = std::strtoull(text.c_str() + colon + 1, nullptr, 10);
+  return call;
+}
+
+bool finite_element(const ArrayRef& array, std::int64_t i) {
+  switch (array.dtype) {
+    case DType::f32: return std::isfinite(static_cast<const float*>(array.data)[i]);
+    case DType::f64: return std::isfinite(static_cast<const double*>(array.data)[i]);
+    default: return true;
+  }
+}
+
+// Changes and restores the inputs for fresh calls (Problem::inputs_changed in labkit.h says what and why).
+class FreshInputs {
+ public:
+  // Restores what setup() built, then applies call `index`'s changes (index 0 is no change).
+  void apply(Problem& problem, std::uint64_t seed, std::uint64_t index) {
+    std::map<std::string, std::vector<std::int64_t>> touched;
+    for (auto it = saved_.rbegin(); it != saved_.rend(); ++it) {  // reverse: a position changed twice ends original
+      std::memcpy(element(it->array, it->offset), it->bytes, dtype_size(arrays_[it->array].dtype));
+      touched[arrays_[it->array].name].push_back(it->offset);
+    }
+    saved_.clear();
+    if (index != 0) {
+      if (arrays_.empty()) arrays_ = problem.inputs();
+      std::uint64_t mixed = seed ^ (index * 0x9e3779b97f4a7c15ULL);
+      Rng rng(mixed);
+      const int count = std::max(1, problem.fresh_elements());
+      for (std::size_t a = 0; a < arrays_.size(); ++a) {
+        const ArrayRef& array = arrays_[a];
+        const std::int64_t n = array.elements();
+        if (n < 2) continue;
+        const std::size_t size = dtype_size(array.dtype);
+        for (int k = 0; k < count; ++k) {
+          const std::int64_t target = rng.below(n), source = rng.below(n);
+          if (target == source || !finite_element(array, target) || !finite_element(array, source)) continue;
+          Saved saved{a, target, {}};
+          std::memcpy(saved.bytes, element(a, target), size);
+          saved_.push_back(saved);
+          std::memcpy(element(a, target), element(a, source), size);
+          touched[array.name].push_back(target);
+        }
+      }
+    }
+    if (touched.empty()) return;
+    std::vector<Problem::Changed> changed;
+    for (auto& [name, elements] : touched) changed.push_back({name, std::move(elements)});
+    problem.inputs_changed(changed);
+  }
+
+  bool pristine() const { return saved_.empty(); }
+
+ private:
+  struct Saved {
+    std::size_t array;
+    std::int64_t offset;
+    unsigned char bytes[8];
+  };
+  // The harness's own arrays: inputs() hands out const views of memory the harness owns and may change.
+  void* element(std::size_t array, std::int64_t offset) {
+    return const_cast<char*>(static_cast<const char*>(arrays_[array].data)) +
+           offset * static_cast<std::int64_t>(dtype_size(arrays_[array].dtype));
+  }
+  std::vector<ArrayRef> arrays_;
+  std::vector<Saved> saved_;
+};
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -199,6 +336,7 @@ class Worker {
 
     auto start = std::chrono::steady_clock::now();
     problem_ = factory_();
+    fresh_ = FreshInputs();
     Case c(std::move(params), seed, std::move(supplied));
     try {
       problem_->setup(c);
@@ -216,13 +354,21 @@ class Worker {
     return false;
   }
 
+  // Fresh inputs for the call with index `index` of a fresh command; the inputs setup() built otherwise.
+  void prepare_inputs(const Call& call, std::uint64_t index) {
+    if (call.fresh) fresh_.apply(*problem_, call.seed, index);
+    else if (!fresh_.pristine()) fresh_.apply(*problem_, 0, 0);
+  }
+
   bool run(const json& command) {
     if (!require_problem()) return true;
-    const std::string variant = command.value("variant", "");
     auto start = std::chrono::steady_clock::now();
     try {
+      const Call call = parse_call(command.value("variant", ""));
+      prepare_inputs(call, call.first);
+      start = std::chrono::steady_clock::now();
       problem_->poison();
-      problem_->run(variant);
+      problem_->run(call.variant);
       problem_->finish();
     } catch (const std::exception& e) {
       return fail("run", e.what());
@@ -240,17 +386,22 @@ class Worker {
 
   bool time(const json& command) {
     if (!require_problem()) return true;
-    const std::string variant = command.value("variant", "");
     const int warmup = command.value("warmup", 1);
     const int reps = command.value("reps", 1);
     std::vector<double> seconds;
     try {
+      const Call call = parse_call(command.value("variant", ""));
+      const std::string& variant = call.variant;
+      std::uint64_t index = call.first;
+      // Warm-up calls count too: each fresh call, warm or timed, has inputs of its own.
       for (int i = 0; i < warmup; ++i) {
+        prepare_inputs(call, index++);
         problem_->poison();
         problem_->run(variant);
         problem_->finish();
       }
       for (int i = 0; i < reps; ++i) {
+        prepare_inputs(call, index++);  // before the trial's own preparation: a GPU flush then follows it
         problem_->prepare_trial();
         problem_->poison();
         seconds.push_back(problem_->time_once(variant));
@@ -276,6 +427,7 @@ class Worker {
   ProblemFactory factory_;
   Channel channel_;
   std::unique_ptr<Problem> problem_;
+  FreshInputs fresh_;
   std::vector<std::vector<char>> supplied_storage_;
 };
 

@@ -106,6 +106,9 @@ struct BaselineSpec {
   Process process = Process::judge;
   std::string variant;        // empty: the same variant name as the candidate's
   std::vector<Param> params;  // overrides of the item's params
+  // A judge variant timed on the same inputs that caps the baseline's time: the yardstick is the faster of
+  // the two, so a candidate baseline cannot be bought by slowing it down. Empty: no cap.
+  std::string cap;
 };
 
 struct PerformanceItem {
@@ -114,6 +117,9 @@ struct PerformanceItem {
   std::vector<Param> params;
   BaselineSpec baseline;
   std::vector<std::string> compare;  // judge variants timed for the report only (cuBLAS, CUB, OpenBLAS)
+  // A judge variant no honest code beats (lab 6's copy_only: the transfer bound), timed in the same run: a
+  // candidate more than 1.5 times faster is SUSPECT. Empty: the roofline (flops, bytes) is the ceiling.
+  std::string bound;
   std::optional<Expr> flops;         // per call, over params and machine variables
   std::optional<Expr> bytes;         // fewest bytes one call must move
   Metric metric = Metric::speedup;

@@ -231,6 +231,7 @@ BaselineSpec read_baseline(const SpecTable& table, const std::vector<ParamField>
                                                                        : BaselineSpec::Process::candidate;
   }
   if (auto variant = table.optional("variant")) baseline.variant = variant->as_string();
+  if (auto cap = table.optional("cap")) baseline.cap = cap->as_nonempty_string();
 
   if (auto params = table.optional("params")) {
     const std::vector<std::string> item_names = names_of(item_params);
@@ -322,6 +323,7 @@ PerformanceItem read_performance_item(const SpecTable& table, const std::vector<
 
   if (auto field = table.optional("baseline")) item.baseline = read_baseline(field->as_table(), params, item.variant);
   if (auto field = table.optional("compare")) item.compare = field->as_unique_strings();
+  if (auto field = table.optional("bound")) item.bound = field->as_nonempty_string();
 
   for (auto [key, target] : {std::pair{"flops", &item.flops}, std::pair{"bytes", &item.bytes}}) {
     if (auto field = table.optional(key)) {

@@ -4,7 +4,7 @@
 //
 //   - `lie = 1` in a case's or benchmark's parameters makes time_once() report a tenth of the time it measured:
 //     a harness built to lie, standing in for a submission that fooled the timer it shares its process with.
-//     Only the grader's outside timing (cross_check_times in grader/src/pipeline/grade.cpp) can catch that.
+//     Only the grader's outside timing (grader/src/measure/cross_check.cpp) can catch that.
 //   - x and y are never freed. Submissions of this lab leave threads running on them after the call returns;
 //     freed under such a thread, they would crash the worker at the next setup and hide the verdict under test.
 #include <labkit/labkit.h>

@@ -53,6 +53,9 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <map>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -165,6 +168,13 @@ class DeviceBuffer {
 
 namespace detail {
 
+// dst[index[i]] = value[i] for i < count: the few input elements a fresh call changed, in one launch.
+template <class T>
+__global__ void scatter_kernel(T* dst, const std::int64_t* index, const T* value, int count) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < count) dst[index[i]] = value[i];
+}
+
 // Reads every 16-byte word of the buffer; the store never happens, but the compiler cannot know that.
 static __global__ void read_through_kernel(const uint4* words, std::size_t count, unsigned int* sink) {
   unsigned int folded = 0;
@@ -229,6 +239,30 @@ inline double elapsed_ms(const Event& start, const Event& stop) {
 
 }  // namespace labkit::cuda
 
+namespace labkit::cuda {
+
+// Copies the listed elements of a host array into its device copy: one small upload and one launch on the
+// legacy stream, however many elements changed.
+template <class T>
+void upload_elements(DeviceBuffer<T>& device, const T* host, const std::vector<std::int64_t>& elements,
+                     DeviceBuffer<unsigned char>& staging) {
+  if (elements.empty()) return;
+  const std::size_t count = elements.size();
+  std::vector<unsigned char> packed(count * (sizeof(std::int64_t) + sizeof(T)));
+  std::memcpy(packed.data(), elements.data(), count * sizeof(std::int64_t));
+  T* values = reinterpret_cast<T*>(packed.data() + count * sizeof(std::int64_t));
+  for (std::size_t i = 0; i < count; ++i) values[i] = host[elements[i]];
+  if (staging.size() < packed.size()) staging.resize(2 * packed.size());  // grown rarely, never shrunk
+  LABKIT_CUDA_CHECK(cudaMemcpy(staging.data(), packed.data(), packed.size(), cudaMemcpyHostToDevice));
+  const auto* index = reinterpret_cast<const std::int64_t*>(staging.data());
+  const auto* value = reinterpret_cast<const T*>(staging.data() + count * sizeof(std::int64_t));
+  detail::scatter_kernel<<<static_cast<unsigned>((count + 255) / 256), 256, 0, cudaStreamLegacy>>>(
+      device.data(), index, value, static_cast<int>(count));
+  check_launch("the lab kit's fresh-input upload");
+}
+
+}  // namespace labkit::cuda
+
 namespace labkit {
 
 // A Problem whose implementations run on the GPU. Derive from it instead of Problem; the lab kit then
@@ -247,6 +281,30 @@ class CudaProblem : public Problem {
   //   after_device_sync: cudaDeviceSynchronize() first, then the event: nothing can escape, but the time also
   //                  holds the host's wake-up and the event's submission (several microseconds).
   enum class EndMark { legacy_stream, after_device_sync };
+
+  // Fresh inputs (labkit.h, Problem::inputs_changed): the lab kit changes elements of the host arrays
+  // inputs() returns; the calls read device copies. Every input must be named here with the device buffer
+  // that holds its copy (in setup(), after the upload), or the harness must override inputs_changed():
+  //   mirror("a", a, d_a);
+  // An input that is neither is the harness's error, reported at the first fresh call, so a GPU lab can never
+  // time its calls on inputs that silently stayed the same.
+  template <class T>
+  void mirror(const std::string& name, const std::vector<T>& host, cuda::DeviceBuffer<T>& device) {
+    mirrors_[name] = [&host, &device, this](const std::vector<std::int64_t>& elements) {
+      cuda::upload_elements(device, host.data(), elements, staging_);
+    };
+  }
+
+  void inputs_changed(const std::vector<Changed>& changed) override {
+    for (const auto& array : changed) {
+      auto found = mirrors_.find(array.name);
+      if (found == mirrors_.end())
+        throw Error("the harness did not say how input '" + array.name + "' reaches the device: call mirror(\"" +
+                    array.name + "\", host, device) in setup(), or override inputs_changed()");
+      found->second(array.elements);
+    }
+    LABKIT_CUDA_CHECK(cudaDeviceSynchronize());  // in place before the trial's clock starts
+  }
 
   void finish() override {
     if (const cudaError_t s = cudaGetLastError(); s != cudaSuccess) cuda::fail(s, "from a launch in the code that ran");
@@ -291,6 +349,8 @@ class CudaProblem : public Problem {
  private:
   cuda::L2Flusher flusher_;
   cuda::Event start_, stop_;
+  std::map<std::string, std::function<void(const std::vector<std::int64_t>&)>> mirrors_;
+  cuda::DeviceBuffer<unsigned char> staging_;
   EndMark end_mark_ = EndMark::legacy_stream;
 };
 

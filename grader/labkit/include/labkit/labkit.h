@@ -184,6 +184,29 @@ class Problem {
   // perturb inputs). Not timed.
   virtual void prepare_trial() {}
 
+  // Fresh inputs. Every timed call (and every run the grader checks it against) sees inputs no earlier call of
+  // its process saw: before each such call the lab kit restores the inputs set up, then changes a few elements
+  // of every array inputs() returns, at positions drawn from the grader's per-run seed and the call's index.
+  // Each changed element takes the value of another element of the same array (so values stay in the range and
+  // kind the harness drew: whole numbers stay whole); NaN and Inf are never moved, so a harness may mark unused
+  // entries with NaN (lab 3's upper triangle). The judge applies the same change for the same call index, so
+  // the grader compares the candidate's outputs with the judge's for the same inputs.
+  //
+  // inputs() must therefore return views of the harness's own arrays, the very memory the calls read. A
+  // harness that also keeps a copy elsewhere (device memory, a second layout) brings it up to date here:
+  // `changed` lists, per input array (by name), the elements whose values changed since the last call.
+  // CudaProblem updates the device copies named with mirror(); see cuda.h.
+  struct Changed {
+    std::string name;
+    std::vector<std::int64_t> elements;  // row-major offsets into the array inputs() returned under `name`
+  };
+  virtual void inputs_changed(const std::vector<Changed>& changed) { (void)changed; }
+
+  // How many elements of each input array the lab kit changes before a fresh call. Enough that a cache keyed
+  // on a sample of the inputs misses a change, and that a stale answer fails the check; a harness whose
+  // outputs depend on the inputs only weakly (a sum with a loose tolerance) may ask for more.
+  virtual int fresh_elements() const { return 64; }
+
   // Seconds for one call of `variant`, from the start of run() to the end of finish(). CPU harnesses keep
   // this default (a steady clock); GPU harnesses override it with device events.
   virtual double time_once(std::string_view variant);

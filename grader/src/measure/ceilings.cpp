@@ -1,0 +1,83 @@
+#include "measure/ceilings.h"
+
+#include <algorithm>
+#include <sstream>
+
+#include "measure/statistics.h"
+
+namespace grader {
+
+namespace {
+
+std::string fixed(double value, int digits) {
+  std::ostringstream text;
+  text.precision(digits);
+  text << std::fixed << value;
+  return text.str();
+}
+
+}  // namespace
+
+std::optional<Ceilings> roofline_ceilings(const PerformanceItem& item, const Variables& scope, bool gpu_lab,
+                                          const std::optional<Calibration>& calibration) {
+  if (!calibration) return std::nullopt;
+  Ceilings c;
+  if (gpu_lab) {
+    if (!calibration->gpu) return std::nullopt;
+    const auto& gpu = *calibration->gpu;
+    const bool fp32 = item.precision == "fp32";
+    const double gbps = item.read_only_memory ? gpu.read_bandwidth_gbps : gpu.bandwidth_gbps;
+    c.bytes_per_second = gbps * 1e9;
+    c.flops_per_second = (fp32 ? gpu.sgemm_tflops : gpu.dgemm_tflops) * 1e12;
+    c.memory_label = std::string(item.read_only_memory ? "read-only" : "read-write") + " device memory bandwidth (" +
+                     fixed(gbps, 0) + " GB/s)";
+    c.compute_label = std::string(fp32 ? "FP32 (cuBLAS SGEMM, " : "FP64 (cuBLAS DGEMM, ") +
+                      fixed(fp32 ? gpu.sgemm_tflops : gpu.dgemm_tflops, 1) + " TFLOP/s)";
+    c.possible_bytes_per_second = c.bytes_per_second;
+    c.possible_flops_per_second = c.flops_per_second;
+    return c;
+  }
+  const double threads_used = std::clamp(item.cpu_threads.evaluate(scope), 1.0, std::max(1.0, scope.at("threads")));
+  const bool one_thread = threads_used <= 1;
+  const auto& cpu = calibration->cpu;
+  const bool read = item.read_only_memory;
+  const double gbps_1t = read ? cpu.read_bandwidth_1t_gbps : cpu.bandwidth_1t_gbps;
+  const double gbps = one_thread ? gbps_1t : (read ? cpu.read_bandwidth_all_gbps : cpu.bandwidth_all_gbps);
+  const double gflops = one_thread ? cpu.peak_fp64_gflops_1t : cpu.peak_fp64_gflops_all;
+  const std::string threads_label = one_thread ? "1 thread" : "all threads";
+  c.bytes_per_second = gbps * 1e9;
+  c.flops_per_second = gflops * 1e9;
+  c.memory_label = std::string(read ? "read-only" : "read-write") + " memory bandwidth (" + threads_label + ", " +
+                   fixed(gbps, 1) + " GB/s)";
+  c.compute_label = "FP64 peak (" + threads_label + ", " + fixed(gflops, 1) + " GFLOP/s)";
+  c.possible_bytes_per_second = std::max(gbps, threads_used * gbps_1t) * 1e9;
+  c.possible_flops_per_second = std::max(gflops, threads_used * cpu.peak_fp64_gflops_1t) * 1e9;
+  return c;
+}
+
+void fill_rates(const PerformanceItem& item, const Variables& scope, Timing& timing) {
+  const Summary summary = summarize(timing.seconds);
+  timing.median = summary.median;
+  timing.q1 = summary.q1;
+  timing.q3 = summary.q3;
+  if (timing.median > 0) {
+    if (item.flops) timing.gflops = item.flops->evaluate(scope) / timing.median / 1e9;
+    if (item.bytes) timing.gbps = item.bytes->evaluate(scope) / timing.median / 1e9;
+  }
+}
+
+void place_on_roofline(const PerformanceItem& item, const Variables& scope, const Ceilings& ceilings, Measurement& m) {
+  if (!item.flops && !item.bytes) return;
+  // The time this machine needs at least, over the time taken.
+  const double bytes = item.bytes ? item.bytes->evaluate(scope) : 0;
+  const double flops = item.flops ? item.flops->evaluate(scope) : 0;
+  const double memory_floor = bytes / ceilings.bytes_per_second;
+  const double compute_floor = flops / ceilings.flops_per_second;
+  m.roofline_bound = memory_floor >= compute_floor ? ceilings.memory_label : ceilings.compute_label;
+  m.roofline_fraction = std::max(memory_floor, compute_floor) / m.candidate.median;
+  const double fewest_seconds =
+      std::max(bytes / ceilings.possible_bytes_per_second, flops / ceilings.possible_flops_per_second);
+  m.possible_fraction = fewest_seconds / m.candidate.median;
+}
+
+}  // namespace grader

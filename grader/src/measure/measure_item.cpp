@@ -1,0 +1,286 @@
+#include "measure/measure_item.h"
+
+#include <algorithm>
+#include <chrono>
+#include <random>
+#include <sstream>
+#include <utility>
+#include <vector>
+
+#include "check/outputs.h"
+#include "measure/ceilings.h"
+#include "measure/cross_check.h"
+#include "measure/fresh.h"
+#include "measure/quiet.h"
+#include "measure/statistics.h"
+
+namespace grader {
+
+namespace {
+
+using steady = std::chrono::steady_clock;
+
+double seconds_since(steady::time_point start) { return std::chrono::duration<double>(steady::now() - start).count(); }
+
+std::string fixed(double value, int digits) {
+  std::ostringstream text;
+  text.precision(digits);
+  text << std::fixed << value;
+  return text.str();
+}
+
+}  // namespace
+
+bool measure_item(const PerformanceItem& item, const MeasureInputs& in, MeasureContext& context, TestResult& test) {
+  const Variables& params = in.params;
+  const std::uint64_t seed = in.seeds.inputs;
+  const Tolerance& tolerance = in.tolerance;
+  const double timeout = context.spec.limits.wall_seconds;
+  Variables scope = context.machine;
+  for (const auto& [name, value] : params) scope[name] = value;
+  // Every timed call gets inputs of its own (measure/fresh.h): a submission cannot reuse work from an earlier
+  // call, and the judge replays the inputs of the calls whose outputs are checked.
+  FreshCalls fresh(in.seeds.fresh);
+  auto fail = [&](Verdict verdict, const std::string& details) {
+    test.verdict = verdict;
+    test.details = details;
+    test.score = 0;
+    return false;
+  };
+
+  // The oracle: the judge's naive code on the same inputs.
+  context.progress("performance: " + item.name + ": computing the expected outputs");
+  Worker& j = context.judge();
+  std::vector<Array> expected;
+  double judge_seconds = 0;
+  if (!j.alive() || !j.setup(params, seed, {}, timeout) || !j.run(item.variant, timeout, expected, judge_seconds)) {
+    context.forget_judge();
+    return fail(Verdict::internal_error, "the judge failed: " + j.failure().details);
+  }
+
+  // The baseline: the judge itself (already set up with these inputs) unless the item compares the
+  // candidate with itself or uses other parameters.
+  const std::string baseline_variant = item.baseline.variant.empty() ? item.variant : item.baseline.variant;
+  Worker* baseline = &j;
+  std::unique_ptr<Worker> separate_baseline;
+  if (item.baseline.process == BaselineSpec::Process::candidate || !item.baseline.params.empty()) {
+    const bool on_candidate = item.baseline.process == BaselineSpec::Process::candidate;
+    separate_baseline = context.start_baseline(on_candidate);
+    if (!separate_baseline->alive() || !separate_baseline->setup(in.baseline_params, seed, {}, timeout)) {
+      const auto& failure = separate_baseline->failure();
+      return fail(on_candidate ? failure.verdict : Verdict::internal_error, "the baseline run failed: " + failure.details);
+    }
+    baseline = separate_baseline.get();
+  }
+
+  Worker& cand = context.candidate();
+  if (!cand.alive() || !cand.setup(params, seed, {}, timeout)) {
+    Verdict v = cand.failure().verdict;
+    context.retire_candidate_if_dead();
+    return fail(v == Verdict::passed ? Verdict::internal_error : v, cand.failure().details);
+  }
+
+  // Interleave baseline and candidate in rounds, so a change in the machine's load touches both alike;
+  // warm up first; stop once both are steady, or at the lab's repetition or time budget.
+  context.progress("performance: " + item.name + ": timing");
+  const auto& timing = context.spec.timing;
+  const bool baseline_is_candidate_code =
+      separate_baseline != nullptr && item.baseline.process == BaselineSpec::Process::candidate;
+  Measurement m;
+  m.candidate.label = "candidate " + item.variant;
+  m.baseline.label = std::string(baseline_is_candidate_code ? "candidate " : "judge ") + baseline_variant;
+  Timing cap;  // the judge's cap of a candidate baseline (baseline.cap), timed in the same rounds
+  cap.label = "judge " + item.baseline.cap;
+  const auto start = steady::now();
+  int reps_per_round = 1;
+  const double command_timeout = timeout;
+
+  // While one side is timed, the processes running the submission's code on the other side must be idle.
+  QuietWatch quiet;
+  auto timed = [&](Worker& worker, const std::string& name, int warmup, int reps, bool outputs, TimedCalls& into) {
+    std::vector<QuietWatch::Watched> watched;
+    if (&worker != &cand && cand.alive()) watched.push_back({cand.process().pid(), "submission's process"});
+    if (baseline_is_candidate_code && &worker != separate_baseline.get() && separate_baseline->alive())
+      watched.push_back({separate_baseline->process().pid(), "submission's baseline process"});
+    quiet.before(watched);
+    const auto began = steady::now();
+    const bool ok = worker.time(name, warmup, reps, outputs, command_timeout, into);
+    quiet.after(seconds_since(began));
+    return ok;
+  };
+
+  // The outputs of one timed call of each round come back; the judge replays that call's inputs and the two
+  // must agree. The judge's naive code can cost far more than a round (lab 3: a second against 0.1 s), so a
+  // round is checked with a probability that keeps checking to about the time spent timing, at least 1 in 4,
+  // drawn from the run's secret seed; the first and the last round are always checked.
+  std::mt19937_64 pick(in.seeds.checks);
+  double check_seconds = 0, last_check_seconds = 0;
+  std::optional<std::pair<Verdict, std::string>> check_failure;
+  auto verify = [&](const std::vector<Array>& got, std::uint64_t call) {
+    std::vector<Array> want;
+    double ignored = 0;
+    const auto began = steady::now();
+    if (!j.run(fresh.replay(item.variant, call), timeout, want, ignored)) {
+      check_failure = {Verdict::internal_error, "the judge failed on a timed call's inputs: " + j.failure().details};
+      return false;
+    }
+    last_check_seconds = seconds_since(began);
+    check_seconds += last_check_seconds;
+    const OutputsCheck check = check_outputs(got, want, tolerance);
+    if (check.oracle_invalid)
+      check_failure = {Verdict::internal_error, "the judge's outputs for a timed call's inputs hold NaN or Inf"};
+    else if (!check.passed)
+      check_failure = {Verdict::wrong_answer, "the outputs of timed call " + std::to_string(call) +
+                                                  " (its inputs fresh, like every timed call's) are wrong: " + check.summary};
+    return !check_failure;
+  };
+  struct Unchecked {
+    std::vector<Array> outputs;
+    std::uint64_t call = 0;
+  };
+  std::optional<Unchecked> unchecked;  // the last round's outputs, when that round was not checked yet
+
+  for (int round = 0;; ++round) {
+    const int warmup = round == 0 ? timing.warmup : 0;
+    // Only the last call of a round is checked. With the same number of calls in every round, counting calls
+    // between the pauses would tell a submission which call that is; so each round has a secret length.
+    const int calls = std::uniform_int_distribution<int>(1, reps_per_round)(pick);
+    const auto round_start = steady::now();
+    TimedCalls base_calls, cap_calls, cand_calls;
+    if (!timed(*baseline, fresh.next(baseline_variant, warmup + calls), warmup, calls, false, base_calls)) {
+      const auto& failure = baseline->failure();
+      return fail(baseline_is_candidate_code ? failure.verdict : Verdict::internal_error,
+                  "the baseline run failed: " + failure.details);
+    }
+    if (!item.baseline.cap.empty() &&
+        !timed(j, fresh.next(item.baseline.cap, warmup + calls), warmup, calls, false, cap_calls))
+      return fail(Verdict::internal_error, "the judge's " + item.baseline.cap + " failed: " + j.failure().details);
+    const std::string cand_name = fresh.next(item.variant, warmup + calls);
+    const std::uint64_t checked_call = fresh.last_call();
+    if (!timed(cand, cand_name, warmup, calls, /*want_outputs=*/true, cand_calls)) {
+      Verdict v = cand.failure().verdict;
+      std::string details = cand.failure().details;
+      context.retire_candidate_if_dead();
+      return fail(v, details);
+    }
+    if (cand_calls.outputs_changed)
+      return fail(Verdict::suspect, "the outputs changed after the timed call had returned: work was left running "
+                                    "outside the timed region");
+    if (cand_calls.busy_threads > 0)
+      return fail(Verdict::suspect, std::to_string(cand_calls.busy_threads) + " thread(s) of the submission were still "
+                                    "running after the timed call returned");
+    const double round_seconds = seconds_since(round_start);
+    const double check_chance =
+        last_check_seconds > 0 ? std::clamp(round_seconds / last_check_seconds, 0.25, 1.0) : 1.0;
+    if (round == 0 || std::uniform_real_distribution<double>(0, 1)(pick) < check_chance) {
+      unchecked.reset();
+      if (!verify(cand_calls.outputs, checked_call)) return fail(check_failure->first, check_failure->second);
+    } else {
+      unchecked = Unchecked{std::move(cand_calls.outputs), checked_call};
+    }
+    m.baseline.seconds.insert(m.baseline.seconds.end(), base_calls.seconds.begin(), base_calls.seconds.end());
+    cap.seconds.insert(cap.seconds.end(), cap_calls.seconds.begin(), cap_calls.seconds.end());
+    m.candidate.seconds.insert(m.candidate.seconds.end(), cand_calls.seconds.begin(), cand_calls.seconds.end());
+
+    if (round == 0) {
+      // Rounds of about 20 ms each: short calls are batched so per-command overhead stays negligible.
+      const double slowest = std::max(summarize(m.baseline.seconds).median, summarize(m.candidate.seconds).median);
+      reps_per_round = slowest > 0 ? static_cast<int>(std::clamp(0.02 / slowest, 1.0, 256.0)) : 1;
+    }
+    const int reps = static_cast<int>(m.candidate.seconds.size());
+    const double noise = std::max(summarize(m.baseline.seconds).relative_spread(), summarize(m.candidate.seconds).relative_spread());
+    const bool enough = reps >= timing.min_reps;
+    // The judge's checks are not timing: they do not use up the timing budget.
+    const double spent = seconds_since(start) - check_seconds;
+    if (enough && (noise <= timing.target_noise || reps >= timing.max_reps || spent >= timing.max_seconds)) break;
+    if (spent >= 3 * timing.max_seconds) break;  // never more than this, even below min_reps
+  }
+  if (unchecked && !verify(unchecked->outputs, unchecked->call)) return fail(check_failure->first, check_failure->second);
+  if (const std::string why = quiet.verdict(); !why.empty()) return fail(Verdict::suspect, why);
+
+  // Figures for the report only: the judge's professional implementations (cuBLAS, CUB, OpenBLAS), or
+  // "candidate:<variant>" for the student's other versions (lab2's table of all six loop orders). Timed
+  // after, on the inputs as set up (not fresh: they earn nothing). Every variant of a lab computes the same
+  // function, so the judge's outputs are the expected ones; a candidate version whose outputs are wrong is
+  // labelled so, not timed.
+  for (const auto& entry : item.compare) {
+    const bool on_candidate = entry.rfind("candidate:", 0) == 0;
+    const std::string variant = on_candidate ? entry.substr(std::string("candidate:").size()) : entry;
+    Worker& worker = on_candidate ? cand : j;
+    TimedCalls calls;
+    Timing t;
+    t.label = (on_candidate ? "candidate " : "judge ") + variant;
+    if (!worker.alive() || !worker.time(variant, timing.warmup, timing.min_reps, on_candidate, command_timeout, calls)) {
+      t.label += " (failed: " + worker.failure().details + ")";
+      context.retire_candidate_if_dead();
+    } else if (on_candidate && !check_outputs(calls.outputs, expected, tolerance).passed) {
+      t.label += " (wrong answer: not timed)";
+    } else {
+      t.seconds = calls.seconds;
+      fill_rates(item, scope, t);
+    }
+    m.compare.push_back(t);
+  }
+
+  // The bound (lab 6's transfer bound): the baseline when that is it, else timed now like a compare entry.
+  std::optional<Timing> bound;
+  if (!item.bound.empty()) {
+    if (baseline == &j && baseline_variant == item.bound) {
+      bound = m.baseline;
+    } else {
+      for (const auto& t : m.compare)
+        if (t.label == "judge " + item.bound && !t.seconds.empty()) bound = t;
+      if (!bound) {
+        TimedCalls calls;
+        if (!timed(j, fresh.next(item.bound, timing.warmup + timing.min_reps), timing.warmup, timing.min_reps, false, calls))
+          return fail(Verdict::internal_error, "the judge's " + item.bound + " failed: " + j.failure().details);
+        bound = Timing{};
+        bound->label = "judge " + item.bound;
+        bound->seconds = calls.seconds;
+      }
+    }
+  }
+
+  // The times above are the workers' own; a submission shares its process with the timer. Check them
+  // against the grader's own clock before they earn anything.
+  const std::string unreconciled =
+      cross_check_times(cand, item.variant, summarize(m.candidate.seconds).median, *baseline, baseline_variant,
+                        summarize(m.baseline.seconds).median, baseline == &j, reps_per_round, fresh, timeout);
+  if (!cand.alive()) {
+    Verdict v = cand.failure().verdict;
+    std::string details = cand.failure().details;
+    context.retire_candidate_if_dead();
+    return fail(v, details);
+  }
+
+  fill_rates(item, scope, m.candidate);
+  fill_rates(item, scope, m.baseline);
+  if (!cap.seconds.empty()) {
+    // The yardstick is the faster of the candidate's own baseline and the judge's cap: slowing the baseline
+    // down buys nothing beyond the judge's time.
+    fill_rates(item, scope, cap);
+    if (cap.median < m.baseline.median) {
+      cap.label += " (caps " + m.baseline.label + ", which took " + fixed(m.baseline.median * 1e3, 2) + " ms)";
+      std::swap(cap, m.baseline);
+    }
+    m.compare.push_back(cap);
+  }
+  m.speedup = m.baseline.median / m.candidate.median;
+  m.speedup_low = m.candidate.q3 > 0 ? m.baseline.q1 / m.candidate.q3 : 0;
+  m.speedup_high = m.candidate.q1 > 0 ? m.baseline.q3 / m.candidate.q1 : 0;
+
+  if (auto ceilings = roofline_ceilings(item, scope, context.spec.gpu, context.calibration))
+    place_on_roofline(item, scope, *ceilings, m);
+  test.measurement = m;
+  if (!unreconciled.empty()) return fail(Verdict::suspect, unreconciled);
+  if (bound) {
+    const double bound_median = summarize(bound->seconds).median;
+    if (m.candidate.median > 0 && bound_median / m.candidate.median > believable_ceiling)
+      return fail(Verdict::suspect, "measured " + fixed(bound_median / m.candidate.median, 2) + " times faster than the " +
+                                        bound->label + ", which no code beats by much: the timing was fooled (work "
+                                        "outside the timed call, or kept from an earlier call?)");
+  }
+  return true;
+}
+
+}  // namespace grader

@@ -1,0 +1,52 @@
+// measure_item.h: pipeline stage 7, the timing protocol for one performance item (docs/design.md, "Measuring"):
+// fresh inputs for every call, baseline (and cap) and candidate timed in interleaved rounds while the other side
+// is quiet, each round's last call checked against the judge's outputs for the same inputs, the trust checks,
+// the outside cross-check, the rates and the physical ceilings. Scoring is the next stage (score/score_item.h).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "calibrate/calibration.h"
+#include "report/report.h"
+#include "run/worker.h"
+#include "spec/expr.h"
+#include "spec/lab_spec.h"
+
+namespace grader {
+
+// What the measuring stage needs from the grading that runs it: the lab, the machine, and its workers (started
+// or restarted by the grading, which keeps them between items).
+struct MeasureContext {
+  const LabSpec& spec;
+  const Variables& machine;  // this machine's variables (`threads`, the calibrated scaling)
+  const std::optional<Calibration>& calibration;
+  std::function<void(const std::string&)> progress;
+  std::function<Worker&()> judge;       // the judge, started if need be
+  std::function<void()> forget_judge;   // after the judge failed: the next judge() starts a fresh one
+  std::function<Worker&()> candidate;   // the candidate, started if need be
+  std::function<void()> retire_candidate_if_dead;
+  // A worker of its own for the baseline: the submission's build (`on_candidate`) or the judge's.
+  std::function<std::unique_ptr<Worker>(bool on_candidate)> start_baseline;
+};
+
+// The item's evaluated inputs and its seeds, each derived from the run's secret seed.
+struct MeasureInputs {
+  Variables params;           // the item's parameters, evaluated on this machine
+  Variables baseline_params;  // the same with `baseline.params` applied
+  Tolerance tolerance;        // for the check of the timed calls' outputs
+  struct Seeds {
+    std::uint64_t inputs = 0;  // the inputs set up (`performance/<item>`)
+    std::uint64_t fresh = 0;   // the changes of every fresh call (`fresh/<item>`)
+    std::uint64_t checks = 0;  // which rounds are checked, and the rounds' lengths (`check/<item>`)
+  } seeds;
+};
+
+// Times one item. True: `test.measurement` holds the timings, rates and roofline, ready to be scored. False:
+// `test` holds the verdict (wrong_answer, suspect, crash, time_limit, internal_error, ...) and why.
+bool measure_item(const PerformanceItem& item, const MeasureInputs& in, MeasureContext& context, TestResult& test);
+
+}  // namespace grader

@@ -1,0 +1,138 @@
+// grading.h: the pipeline's own header, shared by its files and nobody else. One `Grading` carries a submission
+// through the stages (docs/design.md, "The grading pipeline"):
+//   grade.cpp          the run: calibration, work directory, stage, build, policy; the workers it keeps
+//   correctness.cpp    stage 5-6 for correctness items: every case, every variant, against the judge
+//   performance.cpp    stages 7-8 for performance items: measure/measure_item.h, then score/score_item.h
+//   grading_helpers.cpp  parameters, seeds of items, tolerances, formatting
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "build/build.h"
+#include "calibrate/calibration.h"
+#include "core/environment.h"
+#include "data/manifest.h"
+#include "pipeline/grade.h"
+#include "report/report.h"
+#include "run/worker.h"
+#include "spec/expr.h"
+#include "spec/lab_spec.h"
+
+namespace grader::pipeline {
+
+namespace fs = std::filesystem;
+using steady = std::chrono::steady_clock;
+
+// A correctness run may take this much longer than the judge's naive code before it counts as hung.
+constexpr double hang_factor = 50;
+constexpr double hang_slack_seconds = 5;
+// compute-sanitizer slows a program down by one or two orders of magnitude.
+constexpr double sanitizer_slowdown = 50;
+
+// Helpers the pipeline's files share (grading_helpers.cpp).
+
+// compute-sanitizer beside nvcc, or on PATH; throws when there is none.
+std::string compute_sanitizer_path(const Environment& env);
+double seconds_since(steady::time_point start);
+std::string fixed(double value, int digits);
+// The machine variables every expression may read. `cpu_scaling` and `memory_scaling` are what all threads
+// reach against one thread by this machine's calibration (FP64 peak; read-only bandwidth), so a scaling
+// tier can be derived from what the machine allows; until a calibration is loaded they are `threads`.
+Variables machine_variables();
+// A calibration whose all-thread figures were timed on a busy machine says nothing about scaling: the tiers
+// then stay as they would be on real, quiet cores (and the report warns about the calibration).
+void add_calibrated_scaling(Variables& machine, const Calibration& calibration);
+// Whether grading this lab needs the machine calibrated: a roofline item, or a tier derived from the
+// calibrated scaling.
+bool needs_calibration(const LabSpec& spec);
+// The parameters a case declares, evaluated on this machine: only those are sent to the workers (a
+// harness must not see `threads` unless its lab.toml asks for it).
+Variables case_params(const std::vector<Param>& params, const Variables& machine);
+Variables with_overrides(Variables params, const std::vector<Param>& overrides, const Variables& machine);
+// What determines a measurement: two items with the same key time exactly the same calls.
+std::string measurement_key(const PerformanceItem& item);
+const Tolerance& tolerance_for(const LabSpec& spec, const std::optional<Tolerance>& item,
+                               const std::optional<Tolerance>& specific);
+
+// Everything one grading needs at hand: the lab, its build, the candidate and the workers it starts.
+class Grading {
+ public:
+  Grading(const Environment& env, const LabSpec& spec, const GradeOptions& options, Report& report)
+      : env_(env), spec_(spec), options_(options), report_(report), machine_(machine_variables()) {}
+
+  void run();
+
+ private:
+  void progress(const std::string& line) const {
+    if (options_.progress) options_.progress(line);
+  }
+
+  bool prepare_workdir();
+  // Other programs running while an item is timed slow its two sides unevenly, and roofline fractions
+  // are set against a calibration taken on a quiet machine: any load that could move a score is named in
+  // the report, once, with the items it touched.
+  void warn_if_busy(const std::vector<std::string>& disturbed_items, double worst_cores);
+  bool build_everything();
+  std::unique_ptr<Worker> start_worker(const fs::path& executable, const std::string& role);
+  // Keeps what a candidate process that is about to go away printed (the start of it, for the student's
+  // printf debugging) and, under --sanitize, compute-sanitizer's findings.
+  void harvest_output(Worker& worker);
+  Worker& candidate();
+  Worker& judge();
+  void retire_candidate_if_dead();
+  // A correctness item with build_flags runs in its own build of the submission, compiled, policed and
+  // linked like the main one when the first such item needs it.
+  struct FlagBuild {
+    CandidateBuild build;
+    std::string details;  // why it failed, when build.verdict is not passed
+    std::unique_ptr<Worker> worker;
+  };
+  FlagBuild& flag_build(const std::vector<std::string>& flags);
+  Worker& candidate_for(const CorrectnessItem& item);
+  void retire_if_dead(const CorrectnessItem& item);
+  bool is_candidate_code(const fs::path& executable) const;
+
+  void grade_correctness(const CorrectnessItem& item, TestResult& test);
+  void grade_performance(const PerformanceItem& item, TestResult& test);
+  bool prerequisites_passed(const PerformanceItem& item, std::string& missing) const;
+  // Empty when this machine can measure the item (its `requires_machine` holds), else why not.
+  std::string machine_shortfall(const PerformanceItem& item) const;
+  // Stages 7 and 8 for one item (measure/measure_item.h, score/score_item.h), with the workers this grading keeps.
+  void measure(const PerformanceItem& item, TestResult& test);
+  double judge_timeout() const { return spec_.limits.wall_seconds; }
+
+  const Environment& env_;
+  const LabSpec& spec_;
+  const GradeOptions& options_;
+  Report& report_;
+  Variables machine_;
+  std::vector<std::string> disturbed_items_;  // timed while other programs used the CPU
+  double worst_foreign_cores_ = 0;
+  std::optional<Calibration> calibration_;
+
+  fs::path workdir_;
+  LabBuild lab_;
+  std::vector<fs::path> staged_sources_;
+  CandidateBuild candidate_build_;
+  std::map<std::vector<std::string>, FlagBuild> flag_builds_;
+  std::unique_ptr<Worker> candidate_;
+  std::unique_ptr<Worker> judge_;
+  int workers_started_ = 0;
+  std::optional<Manifest> manifest_;
+  std::map<std::string, Verdict> item_verdicts_;  // correctness item name -> how it ended
+  // Items that time the same thing (same variant, parameters, baseline) share one measurement and
+  // differ only in how they score it: lab1 grades one timing by speedup and by roofline fraction.
+  std::map<std::string, TestResult> measurements_;
+  std::unique_lock<std::mutex> timing_lock_;  // held from the first timed item to the end of the performance items
+  std::map<std::string, std::string> variant_failures_;  // variant -> first failing case, for messages
+};
+
+
+}  // namespace grader::pipeline

@@ -1,0 +1,111 @@
+// performance.cpp: stages 7 and 8 for the performance items. Which items can be timed here (prerequisites, the
+// machine), one measurement per measurement key (measure/measure_item.h), then each item's own tiers
+// (score/score_item.h).
+#include <algorithm>
+
+#include "measure/foreign_load.h"
+#include "measure/measure_item.h"
+#include "pipeline/grading.h"
+#include "score/score_item.h"
+
+namespace grader::pipeline {
+
+void Grading::measure(const PerformanceItem& item, TestResult& test) {
+  MeasureInputs in;
+  in.params = case_params(item.params, machine_);
+  in.baseline_params = with_overrides(in.params, item.baseline.params, machine_);
+  in.tolerance = tolerance_for(spec_, std::nullopt, item.tolerance);
+  in.seeds.inputs = derive_seed(options_.seed, "performance/" + item.name);
+  in.seeds.fresh = derive_seed(options_.seed, "fresh/" + item.name);
+  in.seeds.checks = derive_seed(options_.seed, "check/" + item.name);
+  MeasureContext context{spec_,
+                         machine_,
+                         calibration_,
+                         [this](const std::string& line) { progress(line); },
+                         [this]() -> Worker& { return judge(); },
+                         [this] { judge_.reset(); },
+                         [this]() -> Worker& { return candidate(); },
+                         [this] { retire_candidate_if_dead(); },
+                         [this](bool on_candidate) {
+                           return start_worker(on_candidate ? candidate_build_.executable : lab_.judge,
+                                               on_candidate ? "baseline-candidate" : "baseline-judge");
+                         }};
+  if (!measure_item(item, in, context, test)) return;
+  Variables scope = machine_;
+  for (const auto& [name, value] : in.params) scope[name] = value;
+  score_measurement(item, scope, test);
+}
+
+std::string Grading::machine_shortfall(const PerformanceItem& item) const {
+  std::string shortfall;
+  for (const auto& [name, least] : item.requires_machine) {
+    const double value = machine_.at(name);
+    if (value + 1e-9 >= least) continue;
+    shortfall += (shortfall.empty() ? "" : "; ") + name + " is " + fixed(value, 2) + " here, the item needs " + fixed(least, 2);
+    if (name == "memory_scaling") shortfall += " (all threads read only " + fixed(value, 2) + "x what one thread reads)";
+    if (name == "cpu_scaling") shortfall += " (all threads compute only " + fixed(value, 2) + "x what one thread does)";
+  }
+  return shortfall;
+}
+
+void Grading::grade_performance(const PerformanceItem& item, TestResult& test) {
+  test.kind = TestKind::performance;
+  test.max_score = item.max_points();
+  test.visibility = item.visibility;
+  if (options_.quick || !options_.sanitize.empty()) {
+    test.verdict = Verdict::not_run;
+    test.details = options_.quick ? "--quick: correctness only" : "--sanitize: correctness only (the sanitizer distorts timing)";
+    return;
+  }
+  if (const std::string shortfall = machine_shortfall(item); !shortfall.empty()) {
+    test.verdict = Verdict::not_run;
+    test.max_score = 0;
+    test.details = "not measurable on this machine, so its " + fixed(item.max_points(), 0) +
+                   " points are left out of the total here: " + shortfall;
+    return;
+  }
+  std::string missing;
+  if (!prerequisites_passed(item, missing)) {
+    test.verdict = Verdict::not_run;
+    test.details = "needs these correctness items to pass first: " + missing;
+    return;
+  }
+  const std::string key = measurement_key(item);
+  auto done = measurements_.find(key);
+  if (done == measurements_.end()) {
+    // A batch grades several students at once but times one at a time. The slot is taken only when there
+    // is something to time, so students who fail correctness never queue for it.
+    if (!timing_lock_.owns_lock()) {
+      if (options_.performance_mutex != nullptr) timing_lock_ = std::unique_lock<std::mutex>(*options_.performance_mutex);
+      // The race detectors' build of the submission is done with: it must not run beside the timing.
+      for (auto& [flags, built] : flag_builds_)
+        if (built.worker) {
+          built.worker->quit();
+          harvest_output(*built.worker);
+          built.worker.reset();
+        }
+    }
+    const ForeignLoad load;
+    measure(item, test);
+    // A fifth of a core: well above the machine's own housekeeping, well below what moved lab3's scores.
+    if (const double cores = load.cores(); cores > 0.2) {
+      disturbed_items_.push_back(item.name);
+      worst_foreign_cores_ = std::max(worst_foreign_cores_, cores);
+    }
+    measurements_[key] = test;
+    return;
+  }
+  // Same timing, this item's own tiers.
+  test.verdict = done->second.verdict;
+  test.details = done->second.details;
+  test.measurement = done->second.measurement;
+  test.score = 0;
+  if (test.measurement && (test.verdict == Verdict::passed || test.verdict == Verdict::below_threshold))
+  {
+    Variables scope = machine_;
+    for (const auto& [name, value] : case_params(item.params, machine_)) scope[name] = value;
+    score_measurement(item, scope, test);
+  }
+}
+
+}  // namespace grader::pipeline

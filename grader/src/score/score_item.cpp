@@ -1,0 +1,53 @@
+#include "score/score_item.h"
+
+#include <sstream>
+#include <vector>
+
+#include "measure/ceilings.h"
+#include "score/score.h"
+
+namespace grader {
+
+namespace {
+
+std::string fixed(double value, int digits) {
+  std::ostringstream text;
+  text.precision(digits);
+  text << std::fixed << value;
+  return text.str();
+}
+
+}  // namespace
+
+void score_measurement(const PerformanceItem& item, const Variables& scope, TestResult& test) {
+  Measurement& m = *test.measurement;
+  std::vector<EvaluatedTier> tiers;
+  for (const auto& tier : item.tiers) tiers.push_back({tier.at.evaluate(scope), tier.points});
+  m.threshold_full = tiers.empty() ? 0 : tiers.back().at;
+
+  if (item.metric == Metric::roofline && m.roofline_fraction <= 0) {
+    test.verdict = Verdict::internal_error;
+    test.details = "this item is graded against the machine's roofline and the machine is not calibrated for it "
+                   "(run `grader calibrate`)";
+    test.score = 0;
+    return;
+  }
+  if (m.possible_fraction > believable_ceiling) {
+    test.verdict = Verdict::suspect;
+    test.details = "measured at " + fixed(100 * m.roofline_fraction, 0) + "% of this machine's roofline (" +
+                   fixed(100 * m.possible_fraction, 0) + "% of the most its threads could do), which no code "
+                   "reaches: the timing was fooled (work outside the timed call?)";
+    test.score = 0;
+    return;
+  }
+  m.metric_value = item.metric == Metric::speedup ? m.speedup : m.roofline_fraction;
+  test.score = tier_points(tiers, m.metric_value);
+  test.verdict = test.score >= item.max_points() - 1e-9 ? Verdict::passed : Verdict::below_threshold;
+  const std::string what = item.metric == Metric::speedup ? "speedup " + fixed(m.speedup, 2) + "x"
+                                                          : fixed(100 * m.roofline_fraction, 1) + "% of the roofline";
+  const std::string target = item.metric == Metric::speedup ? fixed(m.threshold_full, 2) + "x"
+                                                            : fixed(100 * m.threshold_full, 0) + "%";
+  test.details = item.max_points() > 0 ? what + "; full marks from " + target : what + "; for the report only (no points)";
+}
+
+}  // namespace grader

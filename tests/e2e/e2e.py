@@ -126,9 +126,10 @@ class Grader:
         self.binary = binary
         self.root = root
 
-    def run(self, *args, root=None, via="option", timeout=600):
+    def run(self, *args, root=None, via="option", timeout=600, lab_error=False):
         """Runs the grader on `root` (default: --root's), named by the --root option before the arguments, or,
-        via="env", by $GRADER_ROOT (for the short form `grader lab1`, which a leading --root breaks)."""
+        via="env", by $GRADER_ROOT (for the short form `grader lab1`, which a leading --root breaks). lab_error: the
+        lab itself is broken on purpose, so exit 4 (the lab's or the grader's error) is the expected answer."""
         root = root or self.root
         env = dict(os.environ)
         env.pop("GRADER_ROOT", None)
@@ -144,7 +145,7 @@ class Grader:
         print(run.describe())
         # Whatever the command, the grader itself must never crash or fail inside.
         check(run.code >= 0, "the grader was killed by %s" % signal_name(-run.code))
-        check(run.code != INTERNAL, "the grader reported an internal error (exit 4)")
+        check(lab_error or run.code != INTERNAL, "the grader reported an internal error (exit 4)")
         return run
 
 
@@ -412,6 +413,30 @@ def check_trust_lying_harness(grader, args):
     check(report["score"] == sum(TRUST_CORRECTNESS.values()) + TRUST_PERFORMANCE[TRUST_HONEST],
           "score %r, expected the correctness points and the honest item's" % report["score"])
     check(run.code == GRADED_FAILURES, "exit code %d, expected %d" % (run.code, GRADED_FAILURES))
+
+
+# --- a lab.toml that names a variant its harness does not define ----------------------------------------------
+
+def check_unknown_variant(grader, args):
+    """A typo in a lab's variant list is the lab's mistake: the item is an internal error naming the variant and
+    the harness's own list, never a crash charged to the student."""
+    submission = os.path.join(args.root, "tests", "submissions", TRUST_LAB, "honest")
+    with trust_root(args) as root:
+        spec = os.path.join(root, "labs", TRUST_LAB, "lab.toml")
+        with open(spec) as f:
+            text = f.read()
+        check('variants = ["eval"]' in text, "lab90's lab.toml no longer lists variants = [\"eval\"]; update e2e.py")
+        with open(spec, "w") as f:
+            f.write(text.replace('variants = ["eval"]', 'variants = ["evl"]').replace('variant = "eval"', 'variant = "evl"'))
+        run = grader.run("grade", "lab90", "--submission", submission, "--format", "json", "--quick", root=root,
+                         lab_error=True)
+    check(run.code == INTERNAL, "exit code %d, expected %d: the lab's mistake" % (run.code, INTERNAL))
+    report = run.json()
+    [item] = [t for t in report["tests"] if t["kind"] == "correctness"]
+    check(item["status"] == "internal_error", "item %r is %r (%s), expected internal_error" % (
+        item["name"], item["status"], item["details"]))
+    check("'evl'" in item["details"] and "eval" in item["details"], "details do not name the variant and the "
+          "harness's list: %r" % item["details"])
 
 
 # --- a busy machine, named in every format -------------------------------------------------------------------
@@ -727,6 +752,7 @@ CHECKS = {
     "trust-background-thread": check_trust_background_thread,
     "trust-lying-harness": check_trust_lying_harness,
     "busy-warning": check_busy_warning,
+    "unknown-variant": check_unknown_variant,
     "lab5-side-stream": check_lab5_side_stream,
     "cli-list": check_list,
     "cli-list-memcheck": check_list_memcheck,

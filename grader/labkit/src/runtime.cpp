@@ -360,11 +360,22 @@ class Worker {
     else if (!fresh_.pristine()) fresh_.apply(*problem_, 0, 0);
   }
 
+  // A variant the harness does not define is the lab's mistake (a typo in lab.toml), never the student's: it
+  // fails in its own stage, which the grader reports as the lab's internal error.
+  std::string unknown_variant(const std::string& variant) const {
+    const auto known = problem_->variants();
+    if (std::find(known.begin(), known.end(), variant) != known.end()) return "";
+    std::string list;
+    for (const auto& name : known) list += (list.empty() ? "" : ", ") + name;
+    return "the lab asks for variant '" + variant + "', which its harness does not define (it defines: " + list + ")";
+  }
+
   bool run(const json& command) {
     if (!require_problem()) return true;
     auto start = std::chrono::steady_clock::now();
     try {
       const Call call = parse_call(command.value("variant", ""));
+      if (const std::string unknown = unknown_variant(call.variant); !unknown.empty()) return fail("variant", unknown);
       prepare_inputs(call, call.first);
       start = std::chrono::steady_clock::now();
       problem_->poison();
@@ -391,6 +402,7 @@ class Worker {
     std::vector<double> seconds;
     try {
       const Call call = parse_call(command.value("variant", ""));
+      if (const std::string unknown = unknown_variant(call.variant); !unknown.empty()) return fail("variant", unknown);
       const std::string& variant = call.variant;
       std::uint64_t index = call.first;
       // Warm-up calls count too: each fresh call, warm or timed, has inputs of its own.

@@ -922,11 +922,15 @@ def check_lab3_serial_waster(grader, args):
         test = tests[item]
         print("%s: %s, %r points (%s)" % (item, test["status"], test["score"], test["details"]))
         # The dot product's serial code and the judge's cap are the same memory-bound loop: their ratio is 1 give or
-        # take the machine's noise, and its tier starts at 1.1. A tenth of its points is noise; more was bought.
+        # take the machine's noise, and its tier starts a little above 1. A tenth of its points is noise; more was bought.
         allowed = 1.0 if item.startswith("dot") else 0
         check(test["score"] <= allowed, "scaling item %r scores %r, expected 0: the slowed one-thread run bought "
               "points (%s)" % (item, test["score"], test["details"]))
-        check(test["status"] in ("below_threshold", "suspect"), "scaling item %r is %r" % (item, test["status"]))
+        # Where the calibration says the machine cannot measure the item (lab.toml's requires_machine: on the AMD VMs
+        # one core saturates memory, so the dot product is not timed), it is not run, and its points leave the total.
+        unmeasurable = test["status"] == "not_run" and "not measurable on this machine" in test["details"]
+        check(test["status"] in ("below_threshold", "suspect") or unmeasurable,
+              "scaling item %r is %r (%s)" % (item, test["status"], test["details"]))
 
 
 def check_trust_burns_cpu(grader, args):

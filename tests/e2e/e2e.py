@@ -258,9 +258,10 @@ def check_caches_results(grader, args):
 
 
 def check_busy_calibration(grader, args):
-    """A calibration taken while other programs had the cores records all-thread ceilings as low as one thread's.
-    Graded against it, lab3's honest reference reads memory at ~2x "the roofline" on all threads; it must still
-    not be SUSPECT, since its threads could physically do that (the check allows that many times one thread's)."""
+    """A calibration taken while other programs had the cores records all-thread ceilings too low (as low as one
+    thread's, seen on the course VM). Graded against it, lab3's honest reference reads memory past "the roofline"
+    on all threads; it must still not be SUSPECT, since its threads could physically do that (the check allows
+    that many times one thread's)."""
     if (os.cpu_count() or 1) < 2:
         raise Skip("one hardware thread: no multi-threaded item to grade")
     with tempfile.TemporaryDirectory(prefix="e2e-busy-calibration-") as cache:
@@ -273,7 +274,12 @@ def check_busy_calibration(grader, args):
             calibration = json.load(open(kept))
             # What a busy machine recorded (seen on the course VM): all threads no better than one.
             calibration["bandwidth_all_gbps"] = calibration["bandwidth_1t_gbps"]
-            calibration["read_bandwidth_all_gbps"] = calibration["read_bandwidth_1t_gbps"]
+            # The read-only ceilings, which the dot product is held to, low on all threads too (two thirds of what
+            # the machine reads), while one thread's are lower still (45%): so the memory still looks like one
+            # that scales (memory_scaling 1.47, above the 1.4 the dot product's item requires) and the item is timed.
+            read_all = calibration["read_bandwidth_all_gbps"]
+            calibration["read_bandwidth_all_gbps"] = read_all / 1.5
+            calibration["read_bandwidth_1t_gbps"] = read_all / 2.2
             calibration["peak_fp64_gflops_all"] = calibration["peak_fp64_gflops_1t"]
             json.dump(calibration, open(kept, "w"))
             reference = os.path.join(args.root, "reference", "lab3-openmp")

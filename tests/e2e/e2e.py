@@ -272,15 +272,14 @@ def check_busy_calibration(grader, args):
             check(run.code == ALL_PASSED, "calibrate exited %d" % run.code)
             [kept] = glob.glob(os.path.join(cache, "calibration", "*.json"))
             calibration = json.load(open(kept))
-            # What a busy machine recorded (seen on the course VM): all threads no better than one.
-            calibration["bandwidth_all_gbps"] = calibration["bandwidth_1t_gbps"]
-            # The read-only ceilings, which the dot product is held to, low on all threads too (two thirds of what
-            # the machine reads), while one thread's are lower still (45%): so the memory still looks like one
-            # that scales (memory_scaling 1.47, above the 1.4 the dot product's item requires) and the item is timed.
-            read_all = calibration["read_bandwidth_all_gbps"]
-            calibration["read_bandwidth_all_gbps"] = read_all / 1.5
-            calibration["read_bandwidth_1t_gbps"] = read_all / 2.2
-            calibration["peak_fp64_gflops_all"] = calibration["peak_fp64_gflops_1t"]
+            # What a busy machine records (the course VM once recorded all threads no better than one), and worse:
+            # a quarter of one thread's, for every all-thread ceiling: far below what the threads really do, so
+            # lab3's "matmul vs serial code" (timed on every machine) lands past this roofline, while the check
+            # still allows what that many threads can do. (The scaling items are then not timed: the scaling this
+            # calibration shows is below what they require.)
+            for ceiling in ("bandwidth", "read_bandwidth"):
+                calibration[ceiling + "_all_gbps"] = calibration[ceiling + "_1t_gbps"] / 4
+            calibration["peak_fp64_gflops_all"] = calibration["peak_fp64_gflops_1t"] / 4
             json.dump(calibration, open(kept, "w"))
             reference = os.path.join(args.root, "reference", "lab3-openmp")
             report = grader.run("grade", "lab3", "--submission", reference, "--format", "json").json()

@@ -11,9 +11,11 @@
 #   5. grader selftest LAB: the reference earns full marks, the skeleton no performance points
 #   6. grader LAB --submission reference/LAB --hidden: the reference's full report, every item's figures
 #   7. --sanitize-check: does compute-sanitizer pass the worker's protocol pipes (fds 3 and 4) through?
+#   8. --attacks: the GPU end-to-end attack tests of tests/e2e/e2e.py for the labs named (lab5: a cached answer
+#      and GPU work on a side stream; lab6, lab7: a cached answer), each of which must earn no points
 # and last a summary (the lines that matter), so the end of the output is what to read.
 #
-# Options: --datasets --explore --sanitize-check --no-bench --no-reference --no-selftest
+# Options: --datasets --explore --sanitize-check --attacks --no-bench --no-reference --no-selftest
 # Environment: OUT (where logs go; default /tmp/device-selftest), GRADER (the grader binary; default
 # .carry/bin/grader, then grader on PATH), GRADER_CACHE (default /tmp/gcache), ARCH (default sm_90).
 # With the device tool: build the grader here, copy it to .carry/bin/ and the shared libraries the GPU machine
@@ -26,13 +28,14 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD
 
-datasets=0 explore=0 sanitize_check=0 bench=1 reference=1 selftest=1
+datasets=0 explore=0 sanitize_check=0 attacks=0 bench=1 reference=1 selftest=1
 labs=()
 for arg in "$@"; do
   case "$arg" in
     --datasets) datasets=1 ;;
     --explore) explore=1 ;;
     --sanitize-check) sanitize_check=1 ;;
+    --attacks) attacks=1 ;;
     --no-bench) bench=0 ;;
     --no-reference) reference=0 ;;
     --no-selftest) selftest=0 ;;
@@ -155,6 +158,21 @@ if [ $sanitize_check = 1 ]; then
   fi
 fi
 
+if [ $attacks = 1 ]; then
+  for lab in "${labs[@]}"; do
+    case "$(full_name "$lab")" in
+      lab5-*) checks=("gpu-replays lab5" "lab5-side-stream timed") ;;
+      lab6-*) checks=("gpu-replays lab6") ;;
+      lab7-*) checks=("gpu-replays lab7") ;;
+      *) checks=() ;;
+    esac
+    for check in "${checks[@]}"; do
+      # shellcheck disable=SC2086  # the check's name and its argument are two words on purpose
+      step "attack-${check// /-}" 600 python3 tests/e2e/e2e.py --grader "$GRADER" --root "$root" $check
+    done
+  done
+fi
+
 # The lines worth reading, last (the device tool returns the end of the output).
 {
   echo
@@ -168,6 +186,7 @@ fi
     [ -f "$f" ] && { echo "--- $(basename "$f" .log)"; sed -n '/^performance/,$p' "$f"; }
   done
   for f in "$steps"/selftest-*.log; do [ -f "$f" ] && cat "$f"; done
+  for f in "$steps"/attack-*.log; do [ -f "$f" ] && { echo "--- $(basename "$f" .log)"; tail -12 "$f"; }; done
 } >"$OUT/summary.tmp"
 mv "$OUT/summary.tmp" "$summary"
 cat "$summary"

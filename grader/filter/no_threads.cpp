@@ -7,5 +7,5 @@ extern "C" const int grader_syscall_filter_no_threads = 1;
 
 namespace {
 // Priority 101: before every default-priority constructor of the executable.
-__attribute__((constructor(101))) void install() { grader::start::install_or_die(false); }
+__attribute__((constructor(101))) void install() { grader::start::install_or_die(false, false); }
 }  // namespace

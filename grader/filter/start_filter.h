@@ -2,8 +2,9 @@
 // syscall filter is in force before main, before any student code runs: the link policy refuses student
 // constructors (.init_array) and ifuncs, the only student code that could run earlier. Being part of the
 // executable, it fails closed: there is no preload to lose, and a filter that cannot be installed stops the
-// worker before it greets the grader. The grader picks one of two objects by the symbol it asks the linker to
-// keep (build/build.cpp): threads.cpp for labs with threads (OpenMP, CUDA), no_threads.cpp for the others.
+// worker before it greets the grader. The grader picks one of three objects by the symbol it asks the linker to
+// keep (build/build.cpp): cuda.cpp for CUDA labs, threads.cpp for other labs with threads (OpenMP),
+// no_threads.cpp for the others.
 #pragma once
 
 #include <unistd.h>
@@ -15,12 +16,13 @@
 
 namespace grader::start {
 
-inline void install_or_die(bool threads) {
+// cuda: the CUDA runtime cannot allocate device memory without a Unix socket (the driver opens one at start-up;
+// a failed socket() makes cudaMalloc fail with cudaErrorOperatingSystem), and compute-sanitizer's injected
+// library talks to its front end over one. The network stays refused in every lab.
+inline void install_or_die(bool threads, bool cuda) {
   SyscallFilterOptions options;
   options.threads = threads;
-  // compute-sanitizer (grader --sanitize) injects a library that talks to its front end over a Unix socket;
-  // the grader sets nothing of the kind, and a submission cannot set it before this runs.
-  options.unix_sockets = std::getenv("CUDA_INJECTION64_PATH") != nullptr;
+  options.unix_sockets = cuda;
   const int error = install_syscall_filter(options);
   if (error == 0) return;
   static const char message[] = "grader: cannot install the syscall filter in the candidate: ";

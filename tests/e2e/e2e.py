@@ -971,6 +971,10 @@ def check_gpu_replays(grader, args):
     run = grader.run("grade", args.name, "--submission", submission, "--format", "json")
     report = run.json()
     print("seed %s" % report.get("seed"))
+    # A submission that never ran proves nothing: the attack must be caught, not broken by the machine.
+    for test in report["tests"]:
+        check(test["status"] not in ("crash", "internal_error", "build_error"),
+              "item %r is %r (%s): the attack did not run" % (test["name"], test["status"], test["details"][:400]))
     performance = [t for t in report["tests"] if t["kind"] == "performance"]
     check(performance, "the report lists no performance items")
     for test in performance:

@@ -63,12 +63,14 @@ std::vector<std::string> compile_command(const Environment& env, const LabSpec& 
 enum class Side { judge, candidate };
 
 // The start-up object that installs the syscall filter before main, and libseccomp. The archive holds one
-// object per thread policy; the linker takes the one whose symbol it is told to keep.
+// object per kind of lab (grader/filter/); the linker takes the one whose symbol it is told to keep.
 std::vector<std::string> filter_link_flags(const LabSpec& spec, bool nvcc) {
   const fs::path& library = Sandbox::get().filter_library();
   if (library.empty()) return {};
-  const std::string keep =
-      std::string("--undefined=") + (lab_allows_threads(spec) ? "grader_syscall_filter_threads" : "grader_syscall_filter_no_threads");
+  const char* start_object = nvcc                      ? "grader_syscall_filter_cuda"
+                             : lab_allows_threads(spec) ? "grader_syscall_filter_threads"
+                                                        : "grader_syscall_filter_no_threads";
+  const std::string keep = std::string("--undefined=") + start_object;
   // libseccomp itself: its static archive where the build put one beside the filter's, else the shared library.
   std::error_code ec;
   const fs::path static_seccomp = library.parent_path() / "libseccomp.a";

@@ -24,7 +24,7 @@ namespace grader {
 
 struct SyscallFilterOptions {
   bool threads = false;       // clone(CLONE_THREAD): the CUDA runtime and OpenMP need threads
-  bool unix_sockets = false;  // socket(AF_UNIX): only for compute-sanitizer's injected library
+  bool unix_sockets = false;  // socket(AF_UNIX): the CUDA driver opens one at start-up (so does compute-sanitizer)
   pid_t self = 0;             // the process signals may go to; 0: the caller (getpid())
 };
 

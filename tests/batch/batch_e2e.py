@@ -70,8 +70,8 @@ class Context:
         env.update(extra or {})
         return env
 
-    def batch(self, *args, expect=None, env=None, timeout=600):
-        cmd = [self.grader, "--root", self.root, "batch", "lab1"] + [str(a) for a in args]
+    def batch(self, *args, expect=None, env=None, timeout=600, lab="lab1"):
+        cmd = [self.grader, "--root", self.root, "batch", lab] + [str(a) for a in args]
         print("$ " + " ".join(cmd), flush=True)
         start = time.monotonic()
         proc = subprocess.run(cmd, capture_output=True, text=True, env=self.env(env), timeout=timeout)
@@ -306,6 +306,13 @@ def check_cli(ctx):
     check("--exclusive" not in proc.stdout and "--quick" in proc.stdout, "a --quick job asks for whole nodes, or is not --quick")
     check("#SBATCH --array=0-0\n" in proc.stdout, "5 students are not one array task by default")
     check(re.search(r"#SBATCH --time=\d+\n", proc.stdout), "no default time limit per task")
+    check("times threaded code" not in proc.stderr, "lab1 times one thread, yet the TA is told to ask for cores")
+    # A lab that times threads (lab3) on one CPU would time its scaling on one core: the TA is told to ask for cores.
+    proc = ctx.batch(submissions, "--out", out, "--slurm", "--dry-run", lab="lab3", expect=0)
+    check("times threaded code" in proc.stderr and "warning: lab3-openmp times threaded code" in proc.stdout,
+          "a timed lab3 job on one CPU per task is not warned about, on stderr and in the script")
+    proc = ctx.batch(submissions, "--out", out, "--slurm", "--dry-run", "--cpus-per-task", "16", lab="lab3", expect=0)
+    check("times threaded code" not in proc.stderr and "#SBATCH --cpus-per-task=16\n" in proc.stdout, "--cpus-per-task 16")
     proc = ctx.batch(submissions, "--out", out, "--slurm", "--dry-run", "--exclusive", expect=0)
     check("#SBATCH --exclusive\n" in proc.stdout, "--exclusive is not passed on")
     proc = ctx.batch(submissions, "--out", out, "--slurm", "--dry-run", "--account", "a\nrm -rf ~", expect=2)

@@ -6,6 +6,7 @@
 //   grader batch lab1 subs --out grades --collect          gradebook and summary once the array is done
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <ctime>
@@ -200,15 +201,26 @@ void submit_to_slurm(const BatchCommand& command, const Environment& env, const 
   // A task's time limit from its work when the TA gives none: a job without one gets the partition's maximum,
   // which holds back the scheduler's backfill for everyone.
   if (options.time.empty()) options.time = task_time(tasks.chunk, command.quick);
+  // A task gets the CPUs it asks for (one by default), and a lab sizes its threads to them: a lab that times threaded
+  // code needs the TA to ask for the cores it is to be timed on.
+  const bool times_threads = !command.quick && std::any_of(spec.performance.begin(), spec.performance.end(), [](const PerformanceItem& p) {
+    return !p.cpu_threads.is_constant() || p.cpu_threads.evaluate({}) > 1;
+  });
+  std::string cpu_note;
+  if (times_threads && options.cpus_per_task == 0 && !options.exclusive)
+    cpu_note = spec.name() + " times threaded code, and each task has the CPUs it asks for (one by default): give "
+               "--cpus-per-task N (a node type's cores, with --constraint) or --exclusive, or its scaling is timed on one core";
   const std::size_t array = array_size(tasks.students.size(), tasks.chunk);
   const std::string collect_line = quote_command({this_executable().string(), "--root", full_path(env.root).string(), "batch",
                                                   spec.id, full_path(command.submissions).string(), "--out", out.string(), "--collect"});
   const std::string comment = "Written by `grader batch --slurm`: grades " + spec.id + " for " + std::to_string(tasks.students.size()) +
                               " student(s), " + std::to_string(tasks.chunk) + " per array task.\n"
                               "Each task stores each student's report into " + out.string() + " as soon as it is known;\n"
-                              "a task run again skips the students it already finished. When the job is over:\n  " + collect_line;
+                              "a task run again skips the students it already finished. When the job is over:\n  " + collect_line +
+                              (cpu_note.empty() ? "" : "\nwarning: " + cpu_note);
   const std::string script = sbatch_script(options, array, slurm_folder / "logs", task_command, comment);
 
+  if (!cpu_note.empty()) std::cerr << "warning: " << cpu_note << "\n";
   if (command.dry_run) {
     std::cout << script;
     return;

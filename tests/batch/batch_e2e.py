@@ -10,7 +10,12 @@ Checks:
                     grades nobody; --regrade replays the same inputs; --gradescope; usage errors
   full              three students timed (no --quick): performance columns, fastest and slowest
   resume            a batch killed with SIGKILL after a few students, restarted: each student exactly once
-  cli               --slurm --dry-run's script, and refusals of bad command lines
+  cli               --slurm --dry-run's script, a refused sbatch (exit 6), and refusals of bad command lines
+  appeal            what a TA reads: a regrade rewrites every file of the student (Gradescope's too, remembered),
+                    regrades.csv records it; report, CSV and Gradescope words; a file named in the wrong case
+  downloads         a Canvas download (flat files, a resubmission, a late one) and a Gradescope export
+                    (submission_<n>/ and submission_metadata.yml) graded as they come
+  unboxed           a batch graded without the sandbox (GRADER_SANDBOX=off) says so at the start and in summary.md
   slurm SLURM_DIR   a class graded through a SLURM job array on the cluster slurm_up.sh started, collected,
                     and compared with a local batch of the same class
 
@@ -65,8 +70,8 @@ class Context:
         env.update(extra or {})
         return env
 
-    def batch(self, *args, expect=None, env=None, timeout=600):
-        cmd = [self.grader, "--root", self.root, "batch", "lab1"] + [str(a) for a in args]
+    def batch(self, *args, expect=None, env=None, timeout=600, lab="lab1"):
+        cmd = [self.grader, "--root", self.root, "batch", lab] + [str(a) for a in args]
         print("$ " + " ".join(cmd), flush=True)
         start = time.monotonic()
         proc = subprocess.run(cmd, capture_output=True, text=True, env=self.env(env), timeout=timeout)
@@ -285,21 +290,169 @@ def check_cli(ctx):
         make_class.write_student(submissions, sid, variant, "folder")
     out = os.path.join(ctx.work, "out")
     proc = ctx.batch(submissions, "--out", out, "--slurm", "--dry-run", "--chunk", "2", "--partition", "gpu",
-                     "--time", "20:00", "--gpus-per-task", "1", "--seed", "7", expect=0)
+                     "--time", "20:00", "--gpus-per-task", "1", "--seed", "7", "--account", "cs101", "--qos", "short",
+                     "--mem", "8G", "--constraint", "icelake", "--array-limit", "2", "--sbatch=--reservation=exam", expect=0)
     script = proc.stdout
-    for needle in ["#!/bin/bash", "#SBATCH --array=0-2\n", "#SBATCH --partition=gpu\n", "#SBATCH --time=20:00\n",
-                   "#SBATCH --gpus-per-task=1\n", "#SBATCH --exclusive\n", "'%s'" % os.path.abspath(submissions),
-                   "--array-task", "--seed 7", "--no-summary", "--jobs \"${SLURM_CPUS_ON_NODE:-1}\""]:
+    for needle in ["#!/bin/bash", "#SBATCH --array=0-2%2\n", "#SBATCH --partition=gpu\n", "#SBATCH --time=20:00\n",
+                   "#SBATCH --gpus-per-task=1\n", "#SBATCH --account=cs101\n", "#SBATCH --qos=short\n",
+                   "#SBATCH --mem=8G\n", "#SBATCH --constraint=icelake\n", "#SBATCH --reservation=exam\n",
+                   "'%s'" % os.path.abspath(submissions), "--array-task", "--seed 7", "--no-summary",
+                   "--jobs \"${SLURM_CPUS_ON_NODE:-1}\""]:
         check(needle in script, "the job script lacks %r" % needle)
+    # A timed batch asks for no whole node unless the TA says so, and sizes its tasks by work: 5 students, one task.
+    check("--exclusive" not in script, "a timed job asks for a whole node per task by default")
     check(not os.path.exists(out), "--dry-run wrote the output folder")
     proc = ctx.batch(submissions, "--out", out, "--slurm", "--dry-run", "--quick", expect=0)
     check("--exclusive" not in proc.stdout and "--quick" in proc.stdout, "a --quick job asks for whole nodes, or is not --quick")
+    check("#SBATCH --array=0-0\n" in proc.stdout, "5 students are not one array task by default")
+    check(re.search(r"#SBATCH --time=\d+\n", proc.stdout), "no default time limit per task")
+    check("times threaded code" not in proc.stderr, "lab1 times one thread, yet the TA is told to ask for cores")
+    # A lab that times threads (lab3) on one CPU would time its scaling on one core: the TA is told to ask for cores.
+    proc = ctx.batch(submissions, "--out", out, "--slurm", "--dry-run", lab="lab3", expect=0)
+    check("times threaded code" in proc.stderr and "warning: lab3-openmp times threaded code" in proc.stdout,
+          "a timed lab3 job on one CPU per task is not warned about, on stderr and in the script")
+    proc = ctx.batch(submissions, "--out", out, "--slurm", "--dry-run", "--cpus-per-task", "16", lab="lab3", expect=0)
+    check("times threaded code" not in proc.stderr and "#SBATCH --cpus-per-task=16\n" in proc.stdout, "--cpus-per-task 16")
+    proc = ctx.batch(submissions, "--out", out, "--slurm", "--dry-run", "--exclusive", expect=0)
+    check("#SBATCH --exclusive\n" in proc.stdout, "--exclusive is not passed on")
+    proc = ctx.batch(submissions, "--out", out, "--slurm", "--dry-run", "--account", "a\nrm -rf ~", expect=2)
+    check("line break" in proc.stderr, "an option with a line break is not refused with the reason")
+
+    # A cluster that refuses the job is not a missing environment: exit 6, with sbatch's own words.
+    fake = os.path.join(ctx.work, "fake-slurm")
+    os.makedirs(fake)
+    for tool, body in (("sbatch", "echo 'sbatch: error: Invalid account or account/partition combination' >&2; exit 1"),
+                       ("squeue", "exit 0")):
+        with open(os.path.join(fake, tool), "w") as f:
+            f.write("#!/bin/sh\n" + body + "\n")
+        os.chmod(os.path.join(fake, tool), 0o755)
+    refused = os.path.join(ctx.work, "refused")
+    proc = ctx.batch(submissions, "--out", refused, "--slurm", "--quick", "--account", "nope", expect=6,
+                     env={"PATH": fake + os.pathsep + os.environ.get("PATH", "")})
+    check("Invalid account" in proc.stderr and "environment missing" not in proc.stderr, "the refusal reads %r" % proc.stderr)
 
     ctx.batch(os.path.join(ctx.work, "no such folder"), "--out", out, expect=2)
     ctx.batch(submissions, "--out", out, "--collect", "--slurm", expect=2)
     ctx.batch(submissions, "--out", out, "--jobs", "0", expect=2)
     proc = ctx.batch(submissions, "--out", out, "--array-task", os.path.join(out, "none.json"), expect=2)
     check("task roster" in proc.stderr, "a missing task roster is not named")
+
+
+# --- appeal -----------------------------------------------------------------------------------------------
+
+
+def check_appeal(ctx):
+    submissions = os.path.join(ctx.work, "class")
+    make_class.write_student(submissions, "carol", "wrong", "folder")
+    make_class.write_student(submissions, "dave", "fast", "folder")
+    make_class.write_student(submissions, "erin", "fast", "folder")
+    os.rename(os.path.join(submissions, "erin", "matvec.cpp"), os.path.join(submissions, "erin", "MatVec.cpp"))
+    out = os.path.join(ctx.work, "out")
+    ctx.batch(submissions, "--out", out, "--quick", "--jobs", "2", "--seed", "5", "--gradescope", expect=0)
+
+    # Words: the report went through every stage ("graded"), the gradebook names the first failure, and Gradescope's
+    # summary line never says "passed" for a wrong answer.
+    carol = load(os.path.join(out, "carol.json"))
+    check(carol["status"] == "graded", "carol.json status %r, expected graded" % carol["status"])
+    rows = read_csv(os.path.join(out, "grades.csv"))
+    check(rows["carol"][3] == "wrong_answer" and rows["carol"][1] == "20", "carol's row %r" % rows["carol"])
+    gs = load(os.path.join(out, "gradescope", "carol.results.json"))
+    first = gs["output"].splitlines()[0]
+    check(first.startswith("lab1-matvec: graded, 20 / 80 points; first failure: wrong answer in "), "Gradescope says %r" % first)
+    check("passed" not in first, "Gradescope's summary of a wrong answer says passed: %r" % first)
+
+    # A name in the wrong case: the student is told what was found, and a person is asked to look.
+    erin = load(os.path.join(out, "erin.json"))
+    check(erin["status"] == "missing_file", "erin: status %r" % erin["status"])
+    check("found MatVec.cpp: names are case-sensitive" in erin["status_details"], "erin: %r" % erin["status_details"])
+    summary = open(os.path.join(out, "summary.md")).read()
+    check("## Needs a person" in summary, "summary.md has no 'Needs a person'")
+    needs = summary[summary.index("## Needs a person"):]
+    check(re.search(r"erin: found MatVec\.cpp for matvec\.cpp", needs), "erin is not under 'Needs a person':\n" + needs)
+    check(not os.path.exists(os.path.join(out, "regrades.csv")), "regrades.csv written before any regrade")
+
+    # An appeal: carol's fixed file, regraded without repeating --gradescope. Every file of hers says the new score.
+    make_class.write_student(os.path.join(ctx.work, "fixed"), "carol", "fast", "folder")
+    shutil.copy(os.path.join(ctx.work, "fixed", "carol", "matvec.cpp"), os.path.join(submissions, "carol", "matvec.cpp"))
+    proc = ctx.batch(submissions, "--out", out, "--quick", "--regrade", "carol", "--reason", "appeal 12, file fixed", expect=0)
+    check("Gradescope" in proc.stderr, "the regrade does not say it writes the Gradescope files too")
+    carol = load(os.path.join(out, "carol.json"))
+    check(carol["score"] == 40, "carol.json says %s after the regrade, expected 40" % carol["score"])
+    check(read_csv(os.path.join(out, "grades.csv"))["carol"][1] == "40", "grades.csv not regenerated")
+    gs = load(os.path.join(out, "gradescope", "carol.results.json"))
+    check(gs["score"] == 40, "gradescope/carol.results.json still says %s: a stale file" % gs["score"])
+    check("gradescope" in load(os.path.join(out, ".batch.json")).get("formats", []), ".batch.json forgot --gradescope")
+    with open(os.path.join(out, "regrades.csv"), newline="") as f:
+        log = list(csv.reader(f))
+    check(log[0] == ["graded_at", "by", "student", "old_score", "new_score", "max", "old_status", "new_status", "reason"],
+          "regrades.csv header %r" % log[0])
+    check(len(log) == 2, "regrades.csv has %d rows, expected one regrade" % (len(log) - 1))
+    row = dict(zip(log[0], log[1]))
+    check((row["student"], row["old_score"], row["new_score"], row["old_status"], row["new_status"], row["reason"]) ==
+          ("carol", "20", "40", "wrong_answer", "passed", "appeal 12, file fixed"), "regrades.csv row %r" % row)
+    check(re.match(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$", row["graded_at"]), "regrade time %r" % row["graded_at"])
+
+
+# --- downloads --------------------------------------------------------------------------------------------
+
+
+def check_downloads(ctx):
+    canvas = os.path.join(ctx.work, "canvas")
+    os.makedirs(canvas)
+    # smithjohn uploaded a wrong matvec.cpp, then a correct one (Canvas names it matvec-1.cpp); doejane was late.
+    with open(os.path.join(canvas, "smithjohn_12345_6789012_matvec.cpp"), "wb") as f:
+        f.write(make_class.source("wrong"))
+    with open(os.path.join(canvas, "smithjohn_12345_6789012_matvec-1.cpp"), "wb") as f:
+        f.write(make_class.source("fast"))
+    with open(os.path.join(canvas, "doejane_late_777_888_matvec.cpp"), "wb") as f:
+        f.write(make_class.source("wrong"))
+    out = os.path.join(ctx.work, "canvas-out")
+    ctx.batch(canvas, "--out", out, "--quick", expect=0)
+    rows = read_csv(os.path.join(out, "grades.csv"))
+    check(sorted(rows) == ["doejane_777", "smithjohn_12345"], "Canvas students %r" % sorted(rows))
+    check(rows["smithjohn_12345"][1] == "40", "smithjohn's latest upload was not the one graded: %r" % rows["smithjohn_12345"])
+    check(rows["doejane_777"][3] == "wrong_answer", "doejane: %r" % rows["doejane_777"])
+    check(load(os.path.join(out, "doejane_777.json"))["batch"].get("late") is True, "doejane's report does not say late")
+
+    gradescope = os.path.join(ctx.work, "gradescope")
+    make_class.write_student(gradescope, "submission_101", "fast", "folder")
+    make_class.write_student(gradescope, "submission_102", "wrong", "folder")
+    with open(os.path.join(gradescope, "submission_metadata.yml"), "w") as f:
+        f.write("submission_101:\n  :submitters:\n  - :name: Ada Lovelace\n    :sid: '1815'\n"
+                "  :created_at: 2025-01-31 12:00:00.000000000 -08:00\n"
+                "submission_102:\n  :submitters:\n  - :name: Bob Smith\n    :sid: '42'\n"
+                "  :created_at: 2025-01-31 13:00:00.000000000 -08:00\n")
+    out = os.path.join(ctx.work, "gradescope-out")
+    ctx.batch(gradescope, "--out", out, "--quick", expect=0)
+    rows = read_csv(os.path.join(out, "grades.csv"))
+    check(sorted(rows) == ["1815", "42"], "Gradescope students %r (the metadata file is no student)" % sorted(rows))
+    check(rows["1815"][3] == "passed" and rows["42"][3] == "wrong_answer", "Gradescope rows %r" % rows)
+
+
+# --- unboxed ----------------------------------------------------------------------------------------------
+
+
+def check_unboxed(ctx):
+    submissions = os.path.join(ctx.work, "class")
+    make_class.write_student(submissions, "alice", "fast", "folder")
+    out = os.path.join(ctx.work, "out")
+    proc = ctx.batch(submissions, "--out", out, "--quick", env={"GRADER_SANDBOX": "off"}, expect=0)
+    first = proc.stderr.find("grading WITHOUT the sandbox")
+    check(first >= 0, "the batch does not warn that it grades without the sandbox")
+    building = proc.stderr.find("building")
+    check(building < 0 or first < building, "the warning comes after the grading started, not at the start")
+    summary = open(os.path.join(out, "summary.md")).read()
+    warning = [line for line in summary.splitlines() if "graded without the sandbox" in line]
+    check(warning and warning[0].endswith("Students: alice"), "summary.md does not name alice as graded without the "
+          "sandbox:\n" + summary)
+    # With the sandbox (where this machine has one), no warning.
+    boxed = os.path.join(ctx.work, "boxed")
+    proc = ctx.batch(submissions, "--out", boxed, "--quick", expect=0)
+    if "bubblewrap sandbox" in load(os.path.join(boxed, "alice.json")).get("isolation", ""):
+        check("WITHOUT the sandbox" not in proc.stderr, "a sandboxed batch warns about the sandbox")
+        check("without the sandbox" not in open(os.path.join(boxed, "summary.md")).read(), "a sandboxed summary warns")
+    else:
+        print("(no sandbox on this machine: the sandboxed half of the check did not run)")
 
 
 # --- slurm ------------------------------------------------------------------------------------------------
@@ -363,6 +516,12 @@ def main():
             result = check_resume(ctx)
         elif args.check == "cli":
             result = check_cli(ctx)
+        elif args.check == "appeal":
+            result = check_appeal(ctx)
+        elif args.check == "downloads":
+            result = check_downloads(ctx)
+        elif args.check == "unboxed":
+            result = check_unboxed(ctx)
         elif args.check == "slurm":
             result = check_slurm(ctx, args.arg)
         else:

@@ -43,7 +43,7 @@ json full(const std::string& id, std::vector<double> points, std::vector<std::st
   std::vector<std::pair<std::string, double>> scores;
   const auto items = gradebook_items(lab1());
   for (std::size_t i = 0; i < points.size(); ++i) scores.push_back({items[i], points[i]});
-  return stored(id, "passed", scores, verdicts, seconds);
+  return stored(id, "graded", scores, verdicts, seconds);
 }
 
 }  // namespace
@@ -70,6 +70,10 @@ TEST_CASE("the status column names what went wrong first") {
   CHECK(student_status(broken) == "build_error");
   const json quick = full("d", {10, 10, 20, 0, 0}, {"passed", "passed", "passed", "not_run", "not_run"});
   CHECK(student_status(quick) == "passed");
+  // A report from a grader before "graded" said "passed" for a submission that went through every stage.
+  json older = full("e", {10, 0, 20, 0, 0}, {"passed", "wrong_answer", "passed", "not_run", "not_run"});
+  older["status"] = "passed";
+  CHECK(student_status(older) == "wrong_answer");
 }
 
 TEST_CASE("grades.csv: a header in lab.toml's order, one row per student, a cell per item") {

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <string>
 
 #include "batch/slurm.h"
 
@@ -71,4 +72,42 @@ TEST_CASE("the sbatch script: one array task per chunk, the options asked for, t
   CHECK(minimal.find("--partition") == std::string::npos);
   CHECK(minimal.find("--exclusive") == std::string::npos);
   CHECK(minimal.find("#SBATCH --array=0-0\n") != std::string::npos);
+}
+
+TEST_CASE("the sbatch script a cluster admin accepts: no whole node unless asked, the site's options passed through") {
+  SlurmOptions options;
+  options.job_name = "grade-lab1";
+  options.time = "45";
+  options.account = "cs101";
+  options.qos = "short";
+  options.mem = "8G";
+  options.constraint = "icelake";
+  options.array_limit = 4;
+  options.extra = {"--reservation=exam", "--mail-type=END"};
+  const std::string script = sbatch_script(options, 3, "/out/logs", {"grader"}, "");
+  CHECK(script.find("#SBATCH --array=0-2%4\n") != std::string::npos);
+  for (const char* line : {"#SBATCH --time=45\n", "#SBATCH --account=cs101\n", "#SBATCH --qos=short\n", "#SBATCH --mem=8G\n",
+                           "#SBATCH --constraint=icelake\n", "#SBATCH --reservation=exam\n", "#SBATCH --mail-type=END\n"}) {
+    CAPTURE(line);
+    CHECK(script.find(line) != std::string::npos);
+  }
+  CHECK(script.find("--exclusive") == std::string::npos);
+  // The TA's own options come after the grader's, so theirs win where both set one.
+  CHECK(script.find("#SBATCH --reservation=exam") > script.find("#SBATCH --constraint=icelake"));
+}
+
+TEST_CASE("tasks are sized by work: several students each, and a time limit from the estimate") {
+  CHECK(students_per_task(/*quick=*/true) > 1);
+  CHECK(students_per_task(/*quick=*/false) > 1);
+  CHECK(students_per_task(true) >= students_per_task(false));  // a --quick grading is the shorter
+  CHECK(array_size(37, students_per_task(false)) < 37);
+  // Three times the estimate, in minutes, never under 10.
+  CHECK(task_time(1, true) == "10");
+  CHECK(std::stoi(task_time(10, false)) == 3 * 10 * estimated_seconds_per_student(false) / 60);
+}
+
+TEST_CASE("an sbatch value with a line break is refused: it would be a script line of its own") {
+  CHECK(sbatch_value_problem("--account", "cs101").empty());
+  CHECK_FALSE(sbatch_value_problem("--account", "cs101\nrm -rf ~").empty());
+  CHECK_FALSE(sbatch_value_problem("--sbatch", "--x\r").empty());
 }

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "batch/roster.h"
+#include "batch/audit.h"
 #include "batch/store.h"
 
 using namespace grader;
@@ -101,6 +102,32 @@ TEST_CASE("the folder's settings are kept in .batch.json") {
   store.save("batch", files_for("batch", 1));
   CHECK(store.finished("batch"));
   CHECK(store.settings()->lab == "lab1");
+}
+
+TEST_CASE("the folder remembers its output formats, so every later run writes them all") {
+  TempDir dir;
+  ResultStore store(dir.path());
+  store.save_settings({"lab1", 1, true, {"gradescope"}});
+  REQUIRE(store.settings().has_value());
+  CHECK(store.settings()->writes("gradescope"));
+  store.save_settings({"lab1", 1, true, {}});
+  CHECK_FALSE(store.settings()->writes("gradescope"));
+  // A folder from a grader that did not record its formats: its gradescope/ folder says it wrote them.
+  fs::create_directories(dir.path() / "gradescope");
+  CHECK(store.settings()->writes("gradescope"));
+}
+
+TEST_CASE("each regrade is appended to regrades.csv: when, the student, old and new score, the reason") {
+  TempDir dir;
+  record_regrade(dir.path(), {"2025-02-03T09:12:44Z", "carol", 64.97, 65.49, 80, "passed", "passed", "appeal #12, timing"});
+  record_regrade(dir.path(), {"2025-02-03T09:13:00Z", "=dave", 20, 40, 80, "wrong_answer", "passed", ""});
+  const std::string log = read(regrade_log_path(dir.path()));
+  CHECK(log.rfind("graded_at,by,student,old_score,new_score,max,old_status,new_status,reason\r\n", 0) == 0);
+  CHECK(log.find(",carol,64.97,65.49,80,passed,passed,\"appeal #12, timing\"\r\n") != std::string::npos);
+  CHECK(log.find("2025-02-03T09:12:44Z,") != std::string::npos);
+  // A formula-like id is neutralised as in grades.csv; a missing reason says so.
+  CHECK(log.find(",\"'=dave\",20,40,80,wrong_answer,passed,no reason given\r\n") != std::string::npos);
+  CHECK(log.find("graded_at,by") == log.rfind("graded_at,by"));  // one header
 }
 
 TEST_CASE("stale temporaries of a killed run are removed, fresh ones are kept") {

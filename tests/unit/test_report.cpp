@@ -77,7 +77,7 @@ TEST_CASE("to_json: the documented top-level fields") {
   CHECK(j.at("lab_name") == "lab1-matvec");
   CHECK(j.at("submission") == "/tmp/alice");
   CHECK(j.at("seed").get<std::uint64_t>() == 9007199254740991ULL);
-  CHECK(j.at("status") == "passed");
+  CHECK(j.at("status") == "graded");  // went through every stage; "passed" would read as a passing grade
   CHECK(j.at("score").get<double>() == 18);
   CHECK(j.at("max_score").get<double>() == 50);
   CHECK(j.contains("build_log"));
@@ -155,6 +155,13 @@ TEST_CASE("to_gradescope: results.json's fields") {
   CHECK(output.find("worst at [4]") != std::string::npos);    // the visible failing case is explained
   CHECK(output.find("SECRET-DETAILS") == std::string::npos);  // the hidden one is not
   CHECK(g.at("tests")[2].at("score").get<double>() == 8);
+}
+
+TEST_CASE("to_gradescope: the summary line of a submission with a wrong answer never says passed") {
+  const json g = to_gradescope(sample_report());
+  const std::string output = g.at("output");
+  CHECK(output.rfind("lab1-matvec: graded, 18 / 50 points; first failure: wrong answer in ", 0) == 0);
+  CHECK(output.find("passed") == std::string::npos);
 }
 
 TEST_CASE("to_gradescope: a build error puts the compiler's words in the output") {

@@ -2,7 +2,9 @@
 // names read back.
 #include <doctest/doctest.h>
 
+#include <fstream>
 #include <set>
+#include <sstream>
 #include <string>
 
 #include "report/verdict.h"
@@ -71,4 +73,28 @@ TEST_CASE("only student failures are the student's fault") {
                     Verdict::crash, Verdict::time_limit, Verdict::memory_limit, Verdict::output_limit,
                     Verdict::no_completion, Verdict::suspect})
     CHECK(grader::info(v).student_fault);
+}
+
+TEST_CASE("a report's own status is never a verdict's name for an item that passed") {
+  CHECK(grader::report_status(Verdict::passed) == grader::graded_status);
+  CHECK(grader::report_status(Verdict::build_error) == "build_error");
+  for (Verdict v : all_verdicts) CHECK(grader::to_string(v) != grader::graded_status);  // one word, one meaning
+}
+
+// docs/ta-guide.md's "The words" section is where a TA reads what each status means; a verdict it does not name is
+// one a TA has to guess at.
+TEST_CASE("docs/ta-guide.md explains every verdict name and the report's graded status") {
+  std::ifstream in(TESTS_DIR "/../docs/ta-guide.md");
+  REQUIRE(in.good());
+  std::ostringstream text;
+  text << in.rdbuf();
+  const std::string doc = text.str();
+  const auto section = doc.find("## The words");
+  REQUIRE(section != std::string::npos);
+  const std::string words = doc.substr(section, doc.find("\n## ", section + 1) - section);
+  CHECK(words.find("| `" + std::string(grader::graded_status) + "` |") != std::string::npos);
+  for (Verdict v : all_verdicts) {
+    CAPTURE(grader::to_string(v));
+    CHECK(words.find("| `" + std::string(grader::to_string(v)) + "` |") != std::string::npos);
+  }
 }

@@ -10,9 +10,13 @@ namespace grader {
 
 using json = nlohmann::json;
 
+bool went_through(const json& report) {
+  const std::string status = report.value("status", "");
+  return status == graded_status || status == "passed";  // "passed": a report from a grader before graded_status
+}
+
 std::string student_status(const json& report) {
-  const std::string status = report.value("status", "internal_error");
-  if (status != "passed") return status;
+  if (!went_through(report)) return report.value("status", "internal_error");
   for (const auto& test : report.value("tests", json::array())) {
     const std::string verdict = test.value("status", "");
     Verdict v;

@@ -23,6 +23,9 @@ namespace grader {
 // crash, time_limit, ...); otherwise "passed" (performance short of full marks is not a failure).
 std::string student_status(const nlohmann::json& report);
 
+// The report's own status says it went through every stage (report/verdict.h's graded_status).
+bool went_through(const nlohmann::json& report);
+
 // The item columns, in lab.toml's order.
 std::vector<std::string> gradebook_items(const LabSpec& spec);
 

@@ -2,6 +2,8 @@
 
 #include <sys/stat.h>
 
+#include "build/stage.h"
+
 namespace grader {
 
 namespace fs = std::filesystem;
@@ -31,6 +33,18 @@ fs::path find_student_files(const fs::path& folder, const std::vector<std::strin
   return children == 1 ? only_subfolder : folder;
 }
 
+namespace {
+
+void note_case_mismatches(Intake& intake, const std::vector<std::string>& student_files) {
+  struct stat info {};
+  for (const auto& name : student_files) {
+    if (::lstat((intake.folder / name).c_str(), &info) == 0) continue;
+    if (const auto found = same_name_but_case(intake.folder, name)) intake.case_mismatches.push_back(*found + " for " + name);
+  }
+}
+
+}  // namespace
+
 Intake take_in(const Submission& submission, const std::vector<std::string>& student_files, const fs::path& work,
                const UnpackLimits& limits) {
   Intake intake;
@@ -39,8 +53,24 @@ Intake take_in(const Submission& submission, const std::vector<std::string>& stu
     intake.refusal = submission.refusal;
     return intake;
   }
+  if (!submission.files.empty()) {
+    // A platform's flat download: the student's files, copied under the names the lab reads.
+    for (const auto& [name, from] : submission.files) {
+      std::error_code ec;
+      fs::copy_file(from, work / name, fs::copy_options::overwrite_existing, ec);
+      if (ec) {
+        intake.verdict = Verdict::missing_file;
+        intake.refusal = "cannot read " + from.filename().string() + ": " + ec.message();
+        return intake;
+      }
+    }
+    intake.folder = work;
+    note_case_mismatches(intake, student_files);
+    return intake;
+  }
   if (submission.is_folder) {
     intake.folder = find_student_files(submission.path, student_files);
+    note_case_mismatches(intake, student_files);
     return intake;
   }
   const UnpackResult unpacked = unpack_archive(submission.path, work, limits);
@@ -50,6 +80,7 @@ Intake take_in(const Submission& submission, const std::vector<std::string>& stu
     return intake;
   }
   intake.folder = find_student_files(work, student_files);
+  note_case_mismatches(intake, student_files);
   return intake;
 }
 

@@ -21,6 +21,8 @@ struct Intake {
   std::filesystem::path folder;  // the folder to grade; empty when refused
   Verdict verdict = Verdict::passed;
   std::string refusal;           // "archive refused: entry '../x' climbs out of the folder"
+  // Declared files absent but present in another letter case: "MatVec.cpp for matvec.cpp" (a person decides).
+  std::vector<std::string> case_mismatches;
 };
 
 // `work` is the student's own, empty work folder: an archive is unpacked there and nowhere else.

@@ -5,6 +5,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "batch/platform_export.h"
 #include "core/utf8.h"
 
 namespace grader {
@@ -15,15 +16,20 @@ std::vector<Submission> read_roster(const fs::path& submissions, const std::opti
   std::error_code ec;
   if (!fs::is_directory(submissions, ec))
     throw std::runtime_error("the submissions folder " + submissions.string() + " is not a folder");
-  std::vector<Submission> roster;
+  std::vector<fs::path> entries;
   for (const auto& entry : fs::directory_iterator(submissions)) {
     const std::string name = entry.path().filename().string();
     if (name.empty() || name[0] == '.') continue;
     if (skip && fs::equivalent(entry.path(), *skip, ec)) continue;
+    entries.push_back(entry.path());
+  }
+  std::vector<Submission> roster = take_platform_exports(submissions, entries);
+  for (const auto& path : entries) {
+    const std::string name = path.filename().string();
     Submission s;
-    s.path = entry.path();
+    s.path = path;
     // symlink_status: a link in the submissions folder is not followed to somewhere else on the machine.
-    const fs::file_status status = entry.symlink_status();
+    const fs::file_status status = fs::symlink_status(path, ec);
     if (fs::is_directory(status)) {
       s.id = name;
       s.is_folder = true;

@@ -6,11 +6,16 @@
 //   submissions/bob.zip              -> bob    (zip)
 //   submissions/carol.tar.gz         -> carol  (tar.gz)
 //   submissions/dave.rar             -> dave.rar, refused: not a folder or an archive the grader reads
+//
+// Canvas and Gradescope bulk downloads are read as they come (batch/platform_export.h):
+//   submissions/smithjohn_12345_6789012_matvec.cpp         -> smithjohn_12345 (Canvas: files grouped by user)
+//   submissions/submission_123/ + submission_metadata.yml  -> the submitter's sid (Gradescope)
 #pragma once
 
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "batch/archive.h"
@@ -23,6 +28,9 @@ struct Submission {
   bool is_folder = false;
   ArchiveFormat archive = ArchiveFormat::none;  // set for archives
   std::string refusal;  // why this entry cannot be graded at all (duplicate id, unknown kind); empty when fine
+  // A Canvas download: the student's files, by the name the lab reads, and where each is (path is the first).
+  std::vector<std::pair<std::string, std::filesystem::path>> files;
+  bool late = false;    // the platform marked it late (Canvas's "_late_")
 };
 
 // Every student in `submissions`, sorted by id. `skip` (the output folder, when it lies inside) is left out.

@@ -9,6 +9,7 @@
 #include <set>
 #include <thread>
 
+#include "batch/audit.h"
 #include "batch/gradebook.h"
 #include "batch/summary.h"
 #include "build/build.h"
@@ -90,13 +91,18 @@ BatchCounts run_batch(const Environment& env, const LabSpec& spec, const std::ve
       mine.progress = [&progress, &student](const std::string& line) { progress.step(student.id, line); };
       // A regrade replays the seed the student's report was graded with.
       std::optional<std::uint64_t> seed;
-      if (auto previous = store.result(student.id); previous && previous->contains("seed") && (*previous)["seed"].is_number_unsigned())
+      const std::optional<nlohmann::json> previous = store.result(student.id);
+      if (previous && previous->contains("seed") && (*previous)["seed"].is_number_unsigned())
         seed = (*previous)["seed"].get<std::uint64_t>();
       try {
         GradedStudent graded = grade_student(env, spec, student, mine, seed);
         const StudentFiles files = student_files(graded, run.gradescope);
         store.save(student.id, files);
         const std::string status = student_status(files.report);  // the gradebook's words
+        if (previous)
+          record_regrade(store.folder(), {files.report["batch"].value("graded_at", ""), valid_utf8(student.id),
+                                          previous->value("score", 0.0), graded.report.score, graded.report.max_score,
+                                          student_status(*previous), status, run.reason});
         {
           std::lock_guard lock(counts_mutex);
           ++counts.graded;

@@ -1,7 +1,8 @@
 // runner.h: grades a list of students on this machine. Builds and correctness runs go on in parallel
 // (`jobs` students at a time); performance measurements take one process-wide lock, so only one student is
 // ever being timed and no student's timing is disturbed by another's. Each student's files are stored the
-// moment they are known; students already finished are skipped unless `force`.
+// moment they are known; students already finished are skipped unless `force`, and one graded again is recorded in
+// the regrade log (batch/audit.h) with their old and new score.
 //
 //   BatchRun run;  run.jobs = 2;  run.grading.batch_seed = 42;
 //   BatchCounts counts = run_batch(env, spec, students, store, run, progress);
@@ -25,6 +26,7 @@ struct BatchRun {
   int jobs = 1;
   bool force = false;       // regrade students who are already finished
   bool gradescope = false;  // also <id>.results.json
+  std::string reason;       // --reason: recorded with each regrade (batch/audit.h)
   StudentGrading grading;   // seed, --quick, archive limits, scratch folder (run_batch sets the timing mutex)
 };
 

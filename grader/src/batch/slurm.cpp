@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <stdexcept>
+#include <utility>
 
 #include "batch/store.h"
 #include "core/tool.h"
@@ -70,6 +71,21 @@ std::string shell_quote(const std::string& text) {
   return quoted + "'";
 }
 
+int estimated_seconds_per_student(bool quick) { return quick ? 10 : 60; }
+
+int students_per_task(bool quick) { return std::max(1, 600 / estimated_seconds_per_student(quick)); }
+
+std::string task_time(int chunk, bool quick) {
+  const long seconds = 3L * std::max(1, chunk) * estimated_seconds_per_student(quick);
+  return std::to_string(std::max(10L, (seconds + 59) / 60));
+}
+
+std::string sbatch_value_problem(const std::string& option, const std::string& value) {
+  if (value.find_first_of(std::string("\n\r\0", 3)) != std::string::npos)
+    return option + " holds a line break: each sbatch option is one line of the job script";
+  return {};
+}
+
 std::string sbatch_script(const SlurmOptions& options, std::size_t tasks, const fs::path& log_folder,
                           const std::vector<std::string>& command, const std::string& comment) {
   std::string script = "#!/bin/bash\n";
@@ -81,14 +97,19 @@ std::string sbatch_script(const SlurmOptions& options, std::size_t tasks, const 
     script += "#SBATCH --" + option + "=" + (spaced ? "\"" + value + "\"" : value) + "\n";
   };
   directive("job-name", options.job_name.empty() ? "grade" : options.job_name);
-  directive("array", "0-" + std::to_string(tasks == 0 ? 0 : tasks - 1));
+  directive("array", "0-" + std::to_string(tasks == 0 ? 0 : tasks - 1) +
+                        (options.array_limit > 0 ? "%" + std::to_string(options.array_limit) : ""));
   directive("ntasks", "1");
   directive("output", (log_folder / "task-%a.log").string());
-  if (!options.partition.empty()) directive("partition", options.partition);
-  if (!options.time.empty()) directive("time", options.time);
+  for (const auto& [option, value] : {std::pair{"partition", options.partition}, {"time", options.time},
+                                      {"account", options.account}, {"qos", options.qos}, {"mem", options.mem},
+                                      {"constraint", options.constraint}})
+    if (!value.empty()) directive(option, value);
   if (options.gpus_per_task > 0) directive("gpus-per-task", std::to_string(options.gpus_per_task));
   if (options.cpus_per_task > 0) directive("cpus-per-task", std::to_string(options.cpus_per_task));
   if (options.exclusive) script += "#SBATCH --exclusive\n";
+  // The TA's own options last: sbatch lets a later line override an earlier one.
+  for (const auto& option : options.extra) script += "#SBATCH " + option + "\n";
   script += "\n";
   std::string line = "exec";
   for (const auto& word : command) line += " " + shell_quote(word);

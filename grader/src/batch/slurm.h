@@ -18,14 +18,31 @@
 namespace grader {
 
 struct SlurmOptions {
-  int chunk = 1;               // students per array task
+  int chunk = 0;               // students per array task; 0: sized by work (students_per_task)
   std::string partition;       // empty: the cluster's default
-  std::string time;            // per task, SLURM's syntax ("30:00"); empty: the partition's default
+  std::string time;            // per task, SLURM's syntax ("30:00"); empty: estimated from the task's work (task_time)
+  std::string account, qos, mem, constraint;  // passed through as given; empty: not asked for
   int gpus_per_task = 0;       // 0: none asked for
   int cpus_per_task = 0;       // 0: SLURM's default (one)
-  bool exclusive = false;      // a whole node per task, so no other job's work disturbs the timings
+  int array_limit = 0;         // at most this many tasks at once (--array=0-N%limit); 0: no limit
+  bool exclusive = false;      // a whole node per task: only when the TA asks (--exclusive)
+  std::vector<std::string> extra;  // more sbatch options, each one "#SBATCH" line ("--reservation=exam")
   std::string job_name;        // "grade-lab1"
 };
+
+// What one student costs an array task, roughly: a --quick grading builds and runs the cases, a timed one adds
+// the timings. Used only to size tasks and their time limit; --chunk and --time override both.
+int estimated_seconds_per_student(bool quick);
+// Students per array task when --chunk is not given: enough for about ten minutes of work, so the scheduler and
+// the task's start-up (the lab's build, read from the cache) are small against the grading itself.
+int students_per_task(bool quick);
+// The --time of a task of `chunk` students when none is given: three times the estimate, at least 10 minutes,
+// in SLURM's minutes syntax ("30").
+std::string task_time(int chunk, bool quick);
+
+// Why `value` cannot go into the script as the sbatch option `option` ("--account"), or empty when it can: a line
+// break or a NUL would start a line of its own in the script.
+std::string sbatch_value_problem(const std::string& option, const std::string& value);
 
 // What a task needs to know, read back by `--array-task`.
 struct TaskRoster {

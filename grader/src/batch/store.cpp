@@ -89,11 +89,21 @@ std::optional<BatchSettings> ResultStore::settings() const {
   s.lab = value->value("lab", "");
   s.seed = value->value("seed", std::uint64_t{0});
   s.quick = value->value("quick", false);
+  if (const auto formats = value->find("formats"); formats != value->end() && formats->is_array())
+    for (const auto& format : *formats)
+      if (format.is_string()) s.formats.push_back(format.get<std::string>());
+  // A folder from a grader that did not remember its formats: its Gradescope files say it wrote them.
+  std::error_code ec;
+  if (!s.writes(gradescope_format) && fs::is_directory(folder_ / "gradescope", ec)) s.formats.push_back(gradescope_format);
   return s;
 }
 
+bool BatchSettings::writes(const std::string& format) const {
+  return std::find(formats.begin(), formats.end(), format) != formats.end();
+}
+
 void ResultStore::save_settings(const BatchSettings& s) const {
-  const json value = {{"schema", "grader-batch/1"}, {"lab", s.lab}, {"seed", s.seed}, {"quick", s.quick}};
+  const json value = {{"schema", "grader-batch/1"}, {"lab", s.lab}, {"seed", s.seed}, {"quick", s.quick}, {"formats", s.formats}};
   write_file_atomically(folder_ / ".batch.json", json_text(value));
 }
 

@@ -4,7 +4,9 @@
 // power cut, restarts where it stopped and grades nobody twice. The gradebook and the summary are derived
 // from these files at the end of every run (batch/gradebook.h, batch/summary.h), never appended to.
 //
-//   <out>/.batch.json         the settings every run into this folder must share (lab, seed, --quick)
+//   <out>/.batch.json         the settings every run into this folder must share (lab, seed, --quick) and the
+//                             output formats it writes (--gradescope), so a regrade rewrites every file of a student
+//   <out>/regrades.csv        every regrade: when, by whom, old and new score, the --reason (batch/audit.h)
 //   <out>/<id>.json           the report, --format json's schema, plus a "batch" object (below)
 //   <out>/<id>.txt            the report as the student reads it from `grader <lab>`, without colour
 //   <out>/gradescope/<id>.results.json   Gradescope's results.json (with --gradescope); in a folder of its own so
@@ -65,7 +67,13 @@ struct BatchSettings {
   std::string lab;         // "lab1"
   std::uint64_t seed = 0;  // the batch seed; each student's seed is derived from it and the id
   bool quick = false;      // correctness only
+  // The output formats each student gets besides <id>.json and <id>.txt ("gradescope"). Once asked for, kept: every
+  // later run, a regrade included, writes them all, so no file of a student is left from an earlier grading.
+  std::vector<std::string> formats;
+  bool writes(const std::string& format) const;
 };
+
+inline constexpr const char* gradescope_format = "gradescope";
 
 struct StudentFiles {
   std::string text;                         // <id>.txt

@@ -29,6 +29,7 @@ std::string utc_now() {
 
 std::string intake_kind(const Submission& s) {
   if (s.is_folder) return "folder";
+  if (!s.files.empty()) return "files";
   switch (s.archive) {
     case ArchiveFormat::zip: return "zip";
     case ArchiveFormat::tar_gz: return "tar.gz";
@@ -101,10 +102,12 @@ GradedStudent grade_student(const Environment& env, const LabSpec& spec, const S
   const auto start = std::chrono::steady_clock::now();
   GradedStudent graded;
   bool refused = false;
+  std::vector<std::string> case_mismatches;
   try {
     std::optional<WorkFolder> work;
     if (!submission.is_folder && submission.refusal.empty()) work.emplace(grading.scratch, submission.id);
     const Intake intake = take_in(submission, spec.build.student_files, work ? work->path() : fs::path(), grading.limits);
+    case_mismatches = intake.case_mismatches;
     if (intake.folder.empty()) {
       refused = true;
       graded.report = refused_report(spec, submission, student, intake.verdict, intake.refusal);
@@ -130,6 +133,8 @@ GradedStudent grade_student(const Environment& env, const LabSpec& spec, const S
                   {"batch_seed", grading.batch_seed},
                   {"quick", grading.quick},
                   {"graded_at", utc_now()}};
+  if (!case_mismatches.empty()) graded.batch["case_mismatches"] = case_mismatches;
+  if (submission.late) graded.batch["late"] = true;
   return graded;
 }
 

@@ -7,6 +7,7 @@
 
 #include "batch/gradebook.h"
 #include "core/utf8.h"
+#include "run/sandbox.h"
 
 namespace grader {
 
@@ -34,7 +35,7 @@ std::string milliseconds(double seconds) {
 
 // Every correctness test passed (nothing was refused or failed before or during them).
 bool all_correct(const json& report) {
-  if (report.value("status", "") != "passed") return false;
+  if (!went_through(report)) return false;
   bool any = false;
   for (const auto& test : report.value("tests", json::array())) {
     if (test.value("kind", "") != "correctness") continue;
@@ -75,6 +76,25 @@ std::string summary_markdown(const LabSpec& spec, const std::vector<json>& repor
   if (!facts.not_graded.empty()) {
     md += "\n**Not graded yet** (run the same command again to grade them):";
     for (const auto& id : facts.not_graded) md += " " + table_cell(id);
+    md += "\n";
+  }
+  // Student code that ran unboxed could read the TA's files and reach the network: said first, not buried below.
+  std::vector<std::string> unboxed;
+  std::string why_unboxed;
+  for (const auto& r : reports) {
+    const std::string isolation = r.value("isolation", "");
+    const auto at = isolation.find(no_sandbox_words);
+    if (at == std::string::npos) continue;
+    unboxed.push_back(table_cell(id_of(r)));
+    why_unboxed = isolation.substr(at + std::string(no_sandbox_words).size());
+    why_unboxed = why_unboxed.substr(0, why_unboxed.find(';'));
+  }
+  if (!unboxed.empty()) {
+    md += "\n**Warning: graded without the sandbox.** The code of " + std::to_string(unboxed.size()) + " student(s) ran "
+          "with no bubblewrap sandbox (" + table_cell(why_unboxed) + "): it could read what the grading user can read and "
+          "reach the network. Install bubblewrap (or allow user namespaces) and regrade them if that matters; "
+          "docs/ta-guide.md, \"The sandbox\". Students:";
+    for (const auto& id : unboxed) md += " " + id;
     md += "\n";
   }
   if (reports.empty()) return valid_utf8(md);
@@ -172,17 +192,24 @@ std::string summary_markdown(const LabSpec& spec, const std::vector<json>& repor
     }
   }
 
-  std::vector<std::string> internal, refused;
+  std::vector<std::string> internal, refused, miscased;
   for (const auto& r : reports) {
     const std::string status = r.value("status", "");
     const std::string details = r.value("status_details", "");
     if (status == "internal_error") internal.push_back(table_cell(id_of(r)) + ": " + table_cell(details));
     else if (r["batch"].value("refused", false)) refused.push_back(table_cell(id_of(r)) + ": " + table_cell(details));
+    std::string found;
+    for (const auto& mismatch : r["batch"].value("case_mismatches", std::vector<std::string>{}))
+      found += (found.empty() ? "" : ", ") + table_cell(mismatch);
+    if (!found.empty()) miscased.push_back(table_cell(id_of(r)) + ": found " + found);
   }
-  if (!internal.empty() || !refused.empty()) {
+  if (!internal.empty() || !refused.empty() || !miscased.empty()) {
     md += "\n## Needs a person\n\n";
     for (const auto& line : internal) md += "- internal error (not the student's fault; `--regrade` once fixed): " + line + "\n";
     for (const auto& line : refused) md += "- submission refused: " + line + "\n";
+    for (const auto& line : miscased)
+      md += "- a file name differs only in letter case (graded as missing; rename it and `--regrade` if your course "
+            "allows): " + line + "\n";
   }
   return valid_utf8(md);
 }

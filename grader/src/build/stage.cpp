@@ -2,10 +2,26 @@
 
 #include <sys/stat.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 
 namespace grader {
+
+std::optional<std::string> same_name_but_case(const std::filesystem::path& submission, const std::string& name) {
+  const std::filesystem::path wanted = submission / name;
+  auto lower = [](std::string text) {
+    for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return text;
+  };
+  const std::string target = lower(wanted.filename().string());
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(wanted.parent_path(), ec)) {
+    const std::string found = entry.path().filename().string();
+    if (found != wanted.filename().string() && lower(found) == target) return found;
+  }
+  return std::nullopt;
+}
 
 StageResult stage_submission(const LabSpec& spec, const std::filesystem::path& submission,
                              const std::filesystem::path& into) {
@@ -17,8 +33,14 @@ StageResult stage_submission(const LabSpec& spec, const std::filesystem::path& s
     // lstat, not stat: a link could point at another student's work or at the reference.
     if (::lstat(path.c_str(), &info) != 0) {
       // A folder the grader may not enter is not a student who forgot the file.
-      problems.push_back(errno == ENOENT || errno == ENOTDIR ? name + " is missing"
-                                                             : name + " cannot be read: " + std::strerror(errno));
+      const int error = errno;
+      if (error != ENOENT && error != ENOTDIR) {
+        problems.push_back(name + " cannot be read: " + std::strerror(error));
+      } else if (const auto found = same_name_but_case(submission, name)) {
+        problems.push_back("found " + *found + ": names are case-sensitive; rename it to " + name);
+      } else {
+        problems.push_back(name + " is missing");
+      }
       continue;
     }
     if (S_ISLNK(info.st_mode)) {

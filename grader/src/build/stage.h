@@ -3,6 +3,7 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,5 +22,10 @@ struct StageResult {
 // refused by name. `into` must exist.
 StageResult stage_submission(const LabSpec& spec, const std::filesystem::path& submission,
                              const std::filesystem::path& into);
+
+// The name of the entry beside where `name` should be that differs from it only in letter case ("MatVec.cpp" for
+// "matvec.cpp"), or nothing. Names are case-sensitive: such a file is still missing, but the student is told what
+// was found, and a batch lists them for a person to look at.
+std::optional<std::string> same_name_but_case(const std::filesystem::path& submission, const std::string& name);
 
 }  // namespace grader

@@ -1,11 +1,12 @@
 // grader batch LAB SUBMISSIONS --out DIR: grades a class. docs/ta-guide.md is the user's guide.
 //
 //   grader batch lab1 subs --out grades                    every student, here (resumable: run it again)
-//   grader batch lab1 subs --out grades --regrade alice    an appeal: alice again, same inputs
-//   grader batch lab1 subs --out grades --slurm --chunk 4  one SLURM array task per 4 students
+//   grader batch lab1 subs --out grades --regrade alice --reason "appeal 12"   alice again, same inputs, logged
+//   grader batch lab1 subs --out grades --slurm --account cs101 --constraint icelake   a SLURM job array
 //   grader batch lab1 subs --out grades --collect          gradebook and summary once the array is done
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <ctime>
@@ -23,6 +24,7 @@
 #include "core/scratch.h"
 #include "core/tool.h"
 #include "pipeline/grade.h"
+#include "run/sandbox.h"
 
 namespace grader {
 
@@ -41,6 +43,7 @@ struct BatchCommand {
   bool force = false;
   std::vector<std::string> only;
   std::vector<std::string> regrade;
+  std::string reason;  // recorded with each regrade (batch/audit.h)
   bool gradescope = false;
   bool no_summary = false;
   std::uint64_t max_archive_mb = 64;
@@ -49,7 +52,6 @@ struct BatchCommand {
   // The cluster.
   bool slurm = false;
   SlurmOptions slurm_options;
-  bool shared_node = false;
   bool dry_run = false;
   bool wait = false;
   bool collect = false;
@@ -67,7 +69,7 @@ fs::path this_executable() {
 
 // The batch seed and --quick are fixed by the first run into a folder: a gradebook never mixes inputs or modes.
 BatchSettings settle_settings(const BatchCommand& command, const LabSpec& spec, const ResultStore& store) {
-  BatchSettings settings{spec.id, 0, command.quick};
+  BatchSettings settings{spec.id, 0, command.quick, {}};
   const auto existing = store.settings();
   if (existing) {
     if (existing->lab != spec.id)
@@ -81,9 +83,11 @@ BatchSettings settle_settings(const BatchCommand& command, const LabSpec& spec, 
       throw CommandFailure(ExitCode::usage, store.folder().string() + " was graded with --seed " + std::to_string(existing->seed) +
                                                 "; a different seed needs another --out");
     settings.seed = existing->seed;
+    settings.formats = existing->formats;  // once written, always written: a regrade leaves no stale file
   } else {
     settings.seed = command.seed.value_or(fresh_seed());
   }
+  if (command.gradescope && !settings.writes(gradescope_format)) settings.formats.push_back(gradescope_format);
   return settings;
 }
 
@@ -175,7 +179,8 @@ void submit_to_slurm(const BatchCommand& command, const Environment& env, const 
                      const BatchSettings& settings, const std::vector<Submission>& students) {
   const fs::path out = full_path(command.out);
   const fs::path slurm_folder = new_submission_folder(out);
-  TaskRoster tasks{spec.id, std::max(1, command.slurm_options.chunk), {}};
+  const int chunk = command.slurm_options.chunk > 0 ? command.slurm_options.chunk : students_per_task(command.quick);
+  TaskRoster tasks{spec.id, chunk, {}};
   for (const auto& s : students)
     if (command.force || !store || !store->finished(s.id)) tasks.students.push_back(s.id);
 
@@ -187,22 +192,35 @@ void submit_to_slurm(const BatchCommand& command, const Environment& env, const 
                                            "--max-archive-files", std::to_string(command.max_archive_files)};
   if (command.quick) task_command.push_back("--quick");
   if (command.force || !command.regrade.empty()) task_command.push_back("--force");
-  if (command.gradescope) task_command.push_back("--gradescope");
+  if (!command.reason.empty()) task_command.insert(task_command.end(), {"--reason", command.reason});
+  if (settings.writes(gradescope_format)) task_command.push_back("--gradescope");
 
   SlurmOptions options = command.slurm_options;
   options.chunk = tasks.chunk;
   options.job_name = "grade-" + spec.id;
-  // Timed gradings get a node each unless the TA says otherwise: another job's work would skew them.
-  options.exclusive = !command.quick && !command.shared_node;
+  // A task's time limit from its work when the TA gives none: a job without one gets the partition's maximum,
+  // which holds back the scheduler's backfill for everyone.
+  if (options.time.empty()) options.time = task_time(tasks.chunk, command.quick);
+  // A task gets the CPUs it asks for (one by default), and a lab sizes its threads to them: a lab that times threaded
+  // code needs the TA to ask for the cores it is to be timed on.
+  const bool times_threads = !command.quick && std::any_of(spec.performance.begin(), spec.performance.end(), [](const PerformanceItem& p) {
+    return !p.cpu_threads.is_constant() || p.cpu_threads.evaluate({}) > 1;
+  });
+  std::string cpu_note;
+  if (times_threads && options.cpus_per_task == 0 && !options.exclusive)
+    cpu_note = spec.name() + " times threaded code, and each task has the CPUs it asks for (one by default): give "
+               "--cpus-per-task N (a node type's cores, with --constraint) or --exclusive, or its scaling is timed on one core";
   const std::size_t array = array_size(tasks.students.size(), tasks.chunk);
   const std::string collect_line = quote_command({this_executable().string(), "--root", full_path(env.root).string(), "batch",
                                                   spec.id, full_path(command.submissions).string(), "--out", out.string(), "--collect"});
   const std::string comment = "Written by `grader batch --slurm`: grades " + spec.id + " for " + std::to_string(tasks.students.size()) +
                               " student(s), " + std::to_string(tasks.chunk) + " per array task.\n"
                               "Each task stores each student's report into " + out.string() + " as soon as it is known;\n"
-                              "a task run again skips the students it already finished. When the job is over:\n  " + collect_line;
+                              "a task run again skips the students it already finished. When the job is over:\n  " + collect_line +
+                              (cpu_note.empty() ? "" : "\nwarning: " + cpu_note);
   const std::string script = sbatch_script(options, array, slurm_folder / "logs", task_command, comment);
 
+  if (!cpu_note.empty()) std::cerr << "warning: " << cpu_note << "\n";
   if (command.dry_run) {
     std::cout << script;
     return;
@@ -227,7 +245,9 @@ void submit_to_slurm(const BatchCommand& command, const Environment& env, const 
   try {
     job = submit_job(script_path);
   } catch (const std::exception& error) {
-    throw CommandFailure(ExitCode::environment, error.what());
+    // sbatch is there and said no (an account, a partition, a limit): not a missing environment.
+    throw CommandFailure(ExitCode::job_refused, std::string(error.what()) + "\nnothing was graded; the script is " +
+                                                    script_path.string() + " (fix the option it names and run again)");
   }
   std::cout << "submitted job " << job << ": " << array << " array task(s) for " << tasks.students.size() << " student(s); script "
             << script_path.string() << "\n";
@@ -254,6 +274,16 @@ void read_numbers(BatchCommand& command) {
   // 1 MiB .. 1 TiB: 2^44 MiB once wrapped to a 0-byte limit, and -1 to no limit at all.
   command.max_archive_mb = parse_whole_number("--max-archive-mb", command.max_archive_mb_text, 1, std::uint64_t{1} << 20);
   command.max_archive_files = parse_whole_number("--max-archive-files", command.max_archive_files_text, 1, 100'000'000);
+  const SlurmOptions& slurm = command.slurm_options;
+  for (const auto& [option, value] : {std::pair{"--partition", slurm.partition}, {"--time", slurm.time}, {"--account", slurm.account},
+                                      {"--qos", slurm.qos}, {"--mem", slurm.mem}, {"--constraint", slurm.constraint}})
+    if (const std::string problem = sbatch_value_problem(option, value); !problem.empty()) throw CommandFailure(ExitCode::usage, problem);
+  for (const auto& extra : slurm.extra) {
+    if (const std::string problem = sbatch_value_problem("--sbatch", extra); !problem.empty()) throw CommandFailure(ExitCode::usage, problem);
+    if (extra.rfind("-", 0) != 0)
+      throw CommandFailure(ExitCode::usage, "--sbatch '" + extra + "' is not an sbatch option (like --reservation=exam)");
+  }
+  if (slurm.chunk < 0 || slurm.array_limit < 0) throw CommandFailure(ExitCode::usage, "--chunk and --array-limit are counts: 1 or more");
 }
 
 ResultStore open_store(const fs::path& out) {
@@ -310,9 +340,10 @@ void run_batch_command(BatchCommand command) {
     return;
   }
 
-  BatchSettings settings{spec.id, command.seed.value_or(0), command.quick};
+  BatchSettings settings{spec.id, command.seed.value_or(0), command.quick, {}};
   if (store) settings = settle_settings(command, spec, *store);
   else if (!command.seed) settings.seed = fresh_seed();
+  if (command.gradescope && !settings.writes(gradescope_format)) settings.formats.push_back(gradescope_format);
 
   std::vector<std::string> unknown;
   std::vector<Submission> students = choose_students(command, roster, unknown);
@@ -334,7 +365,8 @@ void run_batch_command(BatchCommand command) {
   BatchRun run;
   run.jobs = command.jobs;
   run.force = command.force || !command.regrade.empty();
-  run.gradescope = command.gradescope;
+  run.gradescope = settings.writes(gradescope_format);
+  run.reason = command.reason;
   run.grading = student_grading(command, settings);
 
   std::size_t to_grade = 0;
@@ -344,6 +376,14 @@ void run_batch_command(BatchCommand command) {
   std::cerr << spec.name() << ": " << students.size() << " student(s), " << (students.size() - to_grade)
             << " already graded; grading " << to_grade << " with " << command.jobs << " job(s)"
             << (command.quick ? ", --quick" : ", timings one at a time") << "; batch seed " << settings.seed << "\n";
+  if (run.gradescope) std::cerr << "writing Gradescope files too (this folder's batch asked for them once; .batch.json keeps it)\n";
+  if (to_grade > 0 && !Sandbox::get().available()) {
+    // "no sandbox: <why>; no syscall filter: ...": the why, said before anyone's code runs.
+    const std::string isolation = Sandbox::get().description();
+    const std::string why = isolation.substr(0, isolation.find(';')).substr(std::string(no_sandbox_words).size());
+    std::cerr << "warning: grading WITHOUT the sandbox (" << why << "): student code runs as you, can read your files "
+              << "and reach the network. summary.md will say so; see docs/ta-guide.md, \"The sandbox\"\n";
+  }
 
   const auto start = std::chrono::steady_clock::now();
   BatchCounts counts;
@@ -392,7 +432,8 @@ void setup_batch(CLI::App& app) {
   batch->add_flag("--force", command->force, "regrade students who are already graded");
   batch->add_option("--only", command->only, "grade just these students (comma-separated ids)")->delimiter(',');
   batch->add_option("--regrade", command->regrade, "regrade this student, replaying their inputs (repeatable)");
-  batch->add_flag("--gradescope", command->gradescope, "also write <id>.results.json for Gradescope");
+  batch->add_option("--reason", command->reason, "why: recorded with each regrade in <out>/regrades.csv");
+  batch->add_flag("--gradescope", command->gradescope, "also write gradescope/<id>.results.json, now and on every later run");
   batch->add_flag("--no-summary", command->no_summary, "do not write grades.csv and summary.md at the end");
   batch->add_option("--max-archive-mb", command->max_archive_mb_text, "refuse archives that unpack to more than this")
       ->default_str("64");
@@ -400,12 +441,23 @@ void setup_batch(CLI::App& app) {
       ->default_str("2000");
   const std::string cluster = "On a SLURM cluster";
   batch->add_flag("--slurm", command->slurm, "submit the class as a SLURM job array instead of grading here")->group(cluster);
-  batch->add_option("--chunk", command->slurm_options.chunk, "students per array task")->default_str("1")->group(cluster);
+  batch->add_option("--chunk", command->slurm_options.chunk, "students per array task (default: about ten minutes of work)")
+      ->group(cluster);
   batch->add_option("--partition", command->slurm_options.partition, "the SLURM partition")->group(cluster);
-  batch->add_option("--time", command->slurm_options.time, "time limit per array task (SLURM syntax, e.g. 30:00)")->group(cluster);
+  batch->add_option("--time", command->slurm_options.time, "time limit per array task (SLURM syntax, e.g. 30:00; default: "
+                    "three times the estimate)")->group(cluster);
+  batch->add_option("--account", command->slurm_options.account, "the account charged")->group(cluster);
+  batch->add_option("--qos", command->slurm_options.qos, "the quality of service")->group(cluster);
+  batch->add_option("--mem", command->slurm_options.mem, "memory per task (SLURM syntax, e.g. 8G)")->group(cluster);
+  batch->add_option("--constraint", command->slurm_options.constraint, "node features, e.g. icelake: one node type for "
+                    "the whole class, so timings compare")->group(cluster);
+  batch->add_option("--array-limit", command->slurm_options.array_limit, "at most this many tasks at once (%N)")->group(cluster);
+  batch->add_option("--sbatch", command->slurm_options.extra, "another sbatch option, as one word (repeatable), e.g. "
+                    "--sbatch=--reservation=exam")->group(cluster);
   batch->add_option("--gpus-per-task", command->slurm_options.gpus_per_task, "GPUs per array task")->group(cluster);
   batch->add_option("--cpus-per-task", command->slurm_options.cpus_per_task, "CPUs per array task")->group(cluster);
-  batch->add_flag("--shared-node", command->shared_node, "timed batches: do not ask for a whole node per task")->group(cluster);
+  batch->add_flag("--exclusive", command->slurm_options.exclusive, "a whole node per task (only where the cluster's "
+                  "policy allows; see docs/ta-guide.md)")->group(cluster);
   batch->add_flag("--dry-run", command->dry_run, "print the job script; submit nothing, write nothing")->group(cluster);
   batch->add_flag("--wait", command->wait, "wait for the job to end, then --collect")->group(cluster);
   batch->add_flag("--collect", command->collect, "write grades.csv and summary.md from what the array tasks stored")->group(cluster);

@@ -13,13 +13,6 @@
 
 namespace {
 
-std::string exit_code_help() {
-  std::string text = "\nExit codes:\n";
-  for (const auto& row : grader::exit_code_table)
-    text += "  " + std::to_string(grader::as_int(row.code)) + "  " + std::string(row.meaning) + "\n";
-  return text;
-}
-
 // `grader lab1 ...` means `grader grade lab1 ...`: the first word that is not a global option (or its
 // value) and not a subcommand names a lab.
 std::vector<std::string> with_default_subcommand(const CLI::App& app, int argc, char** argv) {
@@ -43,7 +36,9 @@ std::vector<std::string> with_default_subcommand(const CLI::App& app, int argc, 
 
 int main(int argc, char** argv) {
   CLI::App app{"grader: builds, checks, times and scores performance-programming labs"};
-  app.footer(exit_code_help());
+  // `grader lab1` grades: the top level shows grade's codes. CLI11 copies a parent's footer into each subcommand, so
+  // each one is given its own below, or `grader batch --help` would list a grading's codes.
+  app.footer(grader::exit_code_help("grade") + "\nEach command's --help lists its own exit codes.\n");
   app.add_option("--root", grader::global_options().root, "the course repository (default: $GRADER_ROOT, else the source tree this grader was built from)");
   app.require_subcommand(1);
   app.fallthrough();  // subcommands inherit this: `grader lab1 --root R` reaches the global option
@@ -55,6 +50,8 @@ int main(int argc, char** argv) {
   grader::setup_batch(app);
   grader::setup_new_lab(app);
   grader::setup_release(app);
+  for (auto* command : app.get_subcommands([](const CLI::App*) { return true; }))
+    command->footer(grader::exit_code_help(command->get_name()));
 
   // Every way out of main removes this process's work folders (core/scratch.h); a killed grader's are reaped by the next.
   struct RemoveScratch {

@@ -87,7 +87,7 @@ json to_json(const Report& report) {
           {"title", report.title},
           {"submission", report.submission},
           {"seed", report.seed},
-          {"status", to_string(report.verdict)},
+          {"status", report_status(report.verdict)},
           {"status_details", report.verdict_details},
           {"score", finite_or_zero(report.score)},
           {"max_score", finite_or_zero(report.max_score)},
@@ -128,7 +128,17 @@ json to_gradescope(const Report& report) {
                      {"tags", {std::string(to_string(test.kind)), std::string(to_string(test.verdict))}},
                      {"visibility", gradescope_visibility(test.visibility)}});
   }
-  std::string summary = report.lab_name + ": " + std::string(info(report.verdict).label);
+  // "lab1-matvec: graded, 20 / 80 points; first failure: wrong answer in row pointers": the words of the report's
+  // status and of the items' verdicts (report/verdict.h), never "passed" for a submission that lost points.
+  std::string summary = report.lab_name + ": " + std::string(report_status(report.verdict));
+  if (report.verdict == Verdict::passed) {
+    summary += ", " + points_out_of(finite_or_zero(report.score), finite_or_zero(report.max_score)) + " points";
+    for (const auto& test : report.tests)
+      if (info(test.verdict).student_fault || test.verdict == Verdict::internal_error) {
+        summary += "; first failure: " + std::string(info(test.verdict).label) + " in " + test.name;
+        break;
+      }
+  }
   if (!report.verdict_details.empty()) summary += "\n" + report.verdict_details;
   if (!report.build_log.empty() && report.verdict == Verdict::build_error) summary += "\n\n" + report.build_log;
   // Warnings (a busy machine, an unsettled calibration) say why figures may be off: students see them too.

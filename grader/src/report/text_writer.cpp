@@ -72,6 +72,8 @@ std::string rates(const Timing& t) {
 
 }  // namespace
 
+std::string points_out_of(double score, double max) { return points(score, max); }
+
 std::string render_text(const Report& report, bool colour) {
   Style style{colour};
   std::ostringstream out;

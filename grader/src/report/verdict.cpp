@@ -33,6 +33,8 @@ const VerdictInfo& info(Verdict verdict) {
 
 std::string_view to_string(Verdict verdict) { return info(verdict).name; }
 
+std::string_view report_status(Verdict verdict) { return verdict == Verdict::passed ? graded_status : to_string(verdict); }
+
 bool verdict_from_string(std::string_view name, Verdict& into) {
   for (const auto& row : verdict_table) {
     if (row.name == name) {

@@ -34,4 +34,10 @@ const VerdictInfo& info(Verdict verdict);
 std::string_view to_string(Verdict verdict);  // info(verdict).name
 bool verdict_from_string(std::string_view name, Verdict& into);
 
+// A report's own status (JSON "status", Gradescope's summary line) is the verdict that stopped the submission before
+// its items (build_error, missing_file...) or, when it went through every stage, "graded": never "passed", which a
+// TA would read as a passing grade when its items may still have failed. Items and cases keep the verdict names.
+inline constexpr std::string_view graded_status = "graded";
+std::string_view report_status(Verdict verdict);
+
 }  // namespace grader

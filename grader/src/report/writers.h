@@ -14,6 +14,8 @@ namespace grader {
 std::string render_text(const Report& report, bool colour);
 nlohmann::json to_json(const Report& report);
 nlohmann::json to_gradescope(const Report& report);
+// "20 / 80", "13.3 / 80": points as every writer shows them.
+std::string points_out_of(double score, double max);
 
 // `value` as the text of a file: indented, a final newline, and any string that is not UTF-8 (a compiler's echo of a
 // Latin-1 source line, a student's folder name) written with U+FFFD in place of its bad bytes, never an exception.

@@ -115,7 +115,7 @@ const Sandbox& Sandbox::get() {
 std::string Sandbox::description() const {
   std::string text = available_ ? "bubblewrap sandbox (no network, read-only system, private /proc and /tmp, only the "
                                   "work directory visible, new session)"
-                                : "no sandbox: " + why_not_;
+                                : no_sandbox_words + why_not_;
   if (!filter_library_.empty())
     return text + "; seccomp syscall filter in the candidate (no new processes or programs, no signals to or "
                   "tracing of other processes, no sockets, namespaces, mounts, perf events or io_uring; threads "

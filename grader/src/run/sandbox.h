@@ -11,6 +11,10 @@
 
 namespace grader {
 
+// How a report's isolation line begins its sandbox part when the code ran without one: a batch's summary looks for
+// it (batch/summary.h), so the words are kept here, once.
+inline constexpr const char* no_sandbox_words = "no sandbox: ";
+
 class Sandbox {
  public:
   // Probed once per process: is bwrap there, and can it build a box here (as the user workers run as)?

@@ -90,6 +90,8 @@ EXPECTED = {
     "forges_stdout": one_item("unrolled", "wrong_answer", r"NaN|never written"),
     "reads_reference": one_item("unrolled", "wrong_answer", r"expected \S+, got 0"),
     "fills_disk": one_item("unrolled", "output_limit", r"file-size limit"),
+    # One function's heap corruption, found only by the next allocation: the other functions' items still pass.
+    "corrupts_heap": {"status": "passed", "whole": False, "items": {}, "score": sum(LAB1_POINTS.values()), "code": ALL_PASSED},
 }
 
 # Submissions whose defence is the sandbox: without one on this machine the check is skipped, and says so.
@@ -192,7 +194,8 @@ def check_submission(grader, args):
     print("seed %s: replay with --seed %s" % (report.get("seed"), report.get("seed")))
     if name in NEEDS_SANDBOX and "bubblewrap sandbox" not in report.get("isolation", ""):
         raise Skip("no sandbox on this machine (%s): the defence under test is absent" % report.get("isolation"))
-    check(run.code == GRADED_FAILURES, "exit code %d, expected %d (graded, with failures)" % (run.code, GRADED_FAILURES))
+    code = expected.get("code", GRADED_FAILURES)
+    check(run.code == code, "exit code %d, expected %d" % (run.code, code))
     check_report_shape(report)
     check(report["status"] == expected["status"], "status %r (%s), expected %r" % (
         report["status"], report.get("status_details"), expected["status"]))

@@ -150,23 +150,37 @@ Grading::FlagBuild& Grading::flag_build(const std::vector<std::string>& flags) {
   return made;
 }
 
-Worker& Grading::candidate_for(const CorrectnessItem& item) {
-  if (item.build_flags.empty()) return candidate();
-  FlagBuild& built = flag_build(item.build_flags);
-  if (!built.worker || !built.worker->alive()) {
-    if (built.worker) harvest_output(*built.worker);
-    built.worker = start_worker(built.build.executable, "candidate-flags");
+Worker& Grading::candidate_for(const CorrectnessItem& item, const std::string& variant) {
+  auto& worker = variant_workers_[{item.build_flags, variant}];
+  if (!worker || !worker->alive()) {
+    if (worker) harvest_output(*worker);
+    const fs::path& executable =
+        item.build_flags.empty() ? candidate_build_.executable : flag_build(item.build_flags).build.executable;
+    worker = start_worker(executable, item.build_flags.empty() ? "candidate-" + variant : "candidate-flags-" + variant);
   }
-  return *built.worker;
+  return *worker;
 }
 
-void Grading::retire_if_dead(const CorrectnessItem& item) {
-  if (item.build_flags.empty()) return retire_candidate_if_dead();
-  FlagBuild& built = flag_build(item.build_flags);
-  if (built.worker && !built.worker->alive()) {
-    harvest_output(*built.worker);
-    built.worker.reset();
-  }
+void Grading::retire_if_dead(const CorrectnessItem& item, const std::string& variant) {
+  auto found = variant_workers_.find({item.build_flags, variant});
+  if (found != variant_workers_.end() && found->second && !found->second->alive()) retire_variant(item, variant);
+}
+
+void Grading::retire_variant(const CorrectnessItem& item, const std::string& variant) {
+  auto found = variant_workers_.find({item.build_flags, variant});
+  if (found == variant_workers_.end() || !found->second) return;
+  found->second->quit();
+  harvest_output(*found->second);
+  variant_workers_.erase(found);
+}
+
+void Grading::retire_all_variants() {
+  for (auto& [key, worker] : variant_workers_)
+    if (worker) {
+      worker->quit();
+      harvest_output(*worker);
+    }
+  variant_workers_.clear();
 }
 
 void Grading::harvest_output(Worker& worker) {
@@ -260,11 +274,7 @@ void Grading::run() {
     candidate_->quit();
     harvest_output(*candidate_);
   }
-  for (auto& [flags, built] : flag_builds_)
-    if (built.worker) {
-      built.worker->quit();
-      harvest_output(*built.worker);
-    }
+  retire_all_variants();
   if (judge_) judge_->quit();
   report_.sanitizer_tool = options_.sanitize;
   report_.score = 0;

@@ -92,11 +92,15 @@ class Grading {
   struct FlagBuild {
     CandidateBuild build;
     std::string details;  // why it failed, when build.verdict is not passed
-    std::unique_ptr<Worker> worker;
   };
   FlagBuild& flag_build(const std::vector<std::string>& flags);
-  Worker& candidate_for(const CorrectnessItem& item);
-  void retire_if_dead(const CorrectnessItem& item);
+  // Correctness runs each variant (each student function) in its own candidate process, so a heap one
+  // function corrupts, or a crash it causes later, never costs another function's item.
+  Worker& candidate_for(const CorrectnessItem& item, const std::string& variant);
+  void retire_if_dead(const CorrectnessItem& item, const std::string& variant);
+  // Ends the variant's process (a fresh one serves its next item): after any failure its state is suspect.
+  void retire_variant(const CorrectnessItem& item, const std::string& variant);
+  void retire_all_variants();
   bool is_candidate_code(const fs::path& executable) const;
 
   void grade_correctness(const CorrectnessItem& item, TestResult& test);
@@ -122,7 +126,9 @@ class Grading {
   std::vector<fs::path> staged_sources_;
   CandidateBuild candidate_build_;
   std::map<std::vector<std::string>, FlagBuild> flag_builds_;
-  std::unique_ptr<Worker> candidate_;
+  std::unique_ptr<Worker> candidate_;  // the timed items' candidate: a fresh one for every measurement
+  using VariantKey = std::pair<std::vector<std::string>, std::string>;  // build flags, variant
+  std::map<VariantKey, std::unique_ptr<Worker>> variant_workers_;
   std::unique_ptr<Worker> judge_;
   int workers_started_ = 0;
   std::optional<Manifest> manifest_;

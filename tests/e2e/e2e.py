@@ -69,7 +69,9 @@ def one_item(item, verdict, details, case_details=None):
 
 
 EXPECTED = {
-    "does_not_compile": whole("build_error", r"does not compile", build_log=r"undeclared_sum"),
+    # The compiler's words with the student's own file name, the way an editor jumps to them.
+    "does_not_compile": whole("build_error", r"does not compile",
+                              build_log=r"(^|\n)src/matvec\.cpp:\d+:\d+: error: .*undeclared_sum"),
     "segfaults": one_item("unrolled", "crash", r"SIGSEGV", case_details=r"killed by SIGSEGV"),
     "loops_forever": one_item("contiguous layout", "time_limit", r"no answer within|time limit|wall-clock",
                               case_details=r"."),
@@ -208,6 +210,9 @@ def check_submission(grader, args):
             check(re.search(expected["build_log"], report["build_log"]),
                   "build_log does not match %r:\n%s" % (expected["build_log"], report["build_log"]))
             check(re.search(r"error", report["build_log"]), "build_log holds no compiler error:\n%s" % report["build_log"])
+            # Students and TAs read the build log: no sandbox command line, no work directory, no staff folder.
+            for staff in ["bwrap", "grader-lab1", os.path.abspath(args.root), "$ "]:
+                check(staff not in report["build_log"], "build_log shows %r:\n%s" % (staff, report["build_log"]))
         for test in report["tests"]:
             check(test["status"] == expected["status"], "test %r is %r, expected %r" % (test["name"], test["status"], expected["status"]))
     else:

@@ -2,6 +2,7 @@
 #include <cmath>
 #include <cstdio>
 #include <sstream>
+#include <vector>
 
 #include "report/writers.h"
 #include "core/utf8.h"
@@ -63,10 +64,13 @@ std::string marker(const Style& style, Verdict verdict) {
   }
 }
 
+// Three significant digits at least, never fewer than two decimals: a small kernel's 0.0042 GB/s is not "0.00".
+std::string rate(double value) { return value >= 1 ? format("%.2f", value) : format("%.3g", value); }
+
 std::string rates(const Timing& t) {
   std::string line = pad(duration(t.median), 11);
-  line += pad(t.gflops > 0 ? format("%.2f", t.gflops) : "-", 9);
-  line += pad(t.gbps > 0 ? format("%.2f", t.gbps) : "-", 9);
+  line += pad(t.gflops > 0 ? rate(t.gflops) : "-", 9);
+  line += pad(t.gbps > 0 ? rate(t.gbps) : "-", 9);
   return line;
 }
 
@@ -107,17 +111,22 @@ std::string render_text(const Report& report, bool colour) {
     out << "\n" << style.bold("correctness") << "\n";
     for (const auto& test : report.tests) {
       if (test.kind != TestKind::correctness) continue;
+      // A failing item's cases are listed below it, so its line says how many failed rather than repeat the first.
+      std::vector<const CaseResult*> failing;
+      for (const auto& c : test.cases)
+        if (c.verdict != Verdict::passed && c.verdict != Verdict::not_run) failing.push_back(&c);
+      std::string summary = test.details;
+      if (!failing.empty())
+        summary = std::to_string(failing.size()) + " of " + std::to_string(test.cases.size()) + " runs failed:";
       out << "  " << marker(style, test.verdict) << "  " << pad(test.name, correctness_width) << pad(points(test.score, test.max_score), 10)
-          << "  " << (test.verdict == Verdict::passed ? style.dim(test.details) : test.details) << "\n";
-      int shown = 0;
-      for (const auto& c : test.cases) {
-        if (c.verdict == Verdict::passed || c.verdict == Verdict::not_run) continue;
-        if (++shown > 4) {
-          out << "        ...\n";
-          break;
-        }
+          << "  " << (test.verdict == Verdict::passed ? style.dim(summary) : summary) << "\n";
+      constexpr std::size_t listed = 4;
+      for (std::size_t i = 0; i < failing.size() && i < listed; ++i) {
+        const CaseResult& c = *failing[i];
         out << "        " << c.name << " [" << c.variant << "]: " << info(c.verdict).label << ": " << c.details << "\n";
       }
+      if (failing.size() > listed)
+        out << "        ... and " << failing.size() - listed << " more failing run(s), not shown (--format json lists every one)\n";
     }
   }
   if (any_performance) {

@@ -199,7 +199,12 @@ void release_lab(Writer& writer, const LabSpec& spec, ReleaseSummary& summary, W
 
   const fs::path lab = fs::path("labs") / spec.name();
   const fs::path toml = lab / "lab.toml";
-  writer.copy_tree(lab, [&](const fs::path& path) { return path == toml ? "rewritten" : ""; });
+  writer.copy_tree(lab, [&](const fs::path& path) -> std::string {
+    if (path == toml) return "rewritten";
+    // Mutants (spec/mutants.h) are the reference with one mistake: near-solutions, for selftest only.
+    if (path == lab / "mutants") return "the lab's mutants: the solution with one known mistake each";
+    return "";
+  });
   auto& left = writer.summary().left_out;  // lab.toml is not left out: it is written below, without hidden cases
   left.erase(std::find(left.begin(), left.end(), toml.string() + " (rewritten)"));
   writer.write_file(toml, stripped.text);

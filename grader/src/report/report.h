@@ -44,6 +44,11 @@ struct Measurement {
   double possible_fraction = 0;  // achieved / what the threads used could physically reach; > 1.5 is SUSPECT
   double metric_value = 0;       // the number the tiers read (speedup or roofline fraction)
   double threshold_full = 0;     // the last tier's `at`, evaluated on this machine
+  struct Tier {
+    double at = 0;  // evaluated on this machine
+    double points = 0;
+  };
+  std::vector<Tier> tiers;  // every tier of the item, evaluated here (selftest shows the reference against them)
 };
 
 struct TestResult {

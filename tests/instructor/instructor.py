@@ -264,6 +264,10 @@ def check_new_lab_cpu(grader, args):
         listed = grader(root, "list")
         check(re.search(r"lab9\s+vector-ops", listed.stdout), "grader list does not show lab9")
 
+        # Mutants: a known mistake the cases catch passes; one they let through (the reference itself, declared
+        # to fail) is a problem naming it. Then, with only the caught one left, the lab must be ok below.
+        check_mutants(grader, root, spec)
+
         # A stray file in the skeleton would ship to students unread: selftest names it.
         stray = os.path.join(root, "skeletons", "lab9-vector-ops", "solution_notes.txt")
         open(stray, "w").write("not a student file\n")
@@ -275,10 +279,52 @@ def check_new_lab_cpu(grader, args):
               "selftest warns about declared files: %r" % verdict["warnings"])
         correctness = sum(item["points"] for item in spec["correctness"])
         check(verdict["reference_score"] == verdict["max_score"], "the reference earned %r" % verdict["reference_score"])
+        check_timed_figures(spec, verdict)
+        check([m["name"] for m in verdict["mutants"]] == ["dot_drops_tail"] and verdict["mutants"][0]["caught"],
+              "selftest's mutants: %r" % verdict["mutants"])
         check(verdict["skeleton_performance_points"] == 0, "the skeleton earned performance points")
         check(verdict["skeleton_score"] == correctness, "the skeleton earned %r, expected its correctness points %r"
               % (verdict["skeleton_score"], correctness))
         check_refusals(grader, root)
+
+
+def add_mutant(root, name, source, must_fail):
+    folder = os.path.join(root, "labs", "lab9-vector-ops", "mutants", name)
+    os.makedirs(folder)
+    open(os.path.join(folder, "vector_ops.cpp"), "w").write(source)
+    open(os.path.join(folder, "mutant.toml"), "w").write(
+        'mistake = "%s"\nmust_fail = ["%s"]\n' % (name.replace("_", " "), must_fail))
+    return folder
+
+
+def check_mutants(grader, root, spec):
+    reference = read_text(os.path.join(root, "reference", "lab9-vector-ops", "vector_ops.cpp"))
+    tail = "  for (; i < n; ++i) total += x[i] * y[i];\n"
+    check(tail in reference, "the scaffold's dot has no tail loop to drop")
+    add_mutant(root, "dot_drops_tail", reference.replace(tail, ""), "dot")
+    wrongly_declared = add_mutant(root, "correct_after_all", reference, "axpy")
+    result = grader(root, "selftest", "lab9", "--format", "json")
+    lab = result.json()["labs"][0]
+    check(result.code == GRADED_FAILURES and not lab["ok"], "selftest passed a lab whose mutant is not caught: %r" % lab)
+    mutants = {m["name"]: m for m in lab["mutants"]}
+    check(set(mutants) == {"dot_drops_tail", "correct_after_all"}, "selftest graded mutants %r" % sorted(mutants))
+    check(mutants["dot_drops_tail"]["caught"] and re.match(r"dot: wrong answer \(0\.0/", mutants["dot_drops_tail"]["failed"][0]),
+          "the dropped tail was not caught: %r" % mutants["dot_drops_tail"])
+    check(not mutants["correct_after_all"]["caught"], "a correct 'mutant' counted as caught")
+    check(any("mutant correct_after_all" in p and "axpy" in p for p in lab["problems"]),
+          "no problem names the mutant that got through: %r" % lab["problems"])
+    shutil.rmtree(wrongly_declared)
+
+
+def check_timed_figures(spec, verdict):
+    """selftest's JSON carries the reference's figure on every timed item and the tiers it was held to."""
+    timed = {t["item"]: t for t in verdict["timed"]}
+    for item in spec["performance"]:
+        figure = timed.get(item["name"])
+        check(figure is not None, "selftest shows no figure for %r: %r" % (item["name"], verdict["timed"]))
+        check(figure["measured"] and figure["value"] > 0, "%r was not measured: %r" % (item["name"], figure))
+        check([t["points"] for t in figure["tiers"]] == [t["points"] for t in item["tiers"]],
+              "%r: tiers %r, lab.toml has %r" % (item["name"], figure["tiers"], item["tiers"]))
 
 
 def check_new_lab_cuda(grader, args):

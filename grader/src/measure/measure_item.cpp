@@ -217,8 +217,8 @@ bool measure_item(const PerformanceItem& item, const MeasureInputs& in, MeasureC
   // function, so the judge's outputs are the expected ones; a candidate version whose outputs are wrong is
   // labelled so, not timed.
   for (const auto& entry : item.compare) {
-    const bool on_candidate = entry.rfind("candidate:", 0) == 0;
-    const std::string variant = on_candidate ? entry.substr(std::string("candidate:").size()) : entry;
+    const bool on_candidate = entry.rfind(candidate_compare_prefix, 0) == 0;
+    const std::string variant = on_candidate ? entry.substr(candidate_compare_prefix.size()) : entry;
     Worker& worker = on_candidate ? cand : j;
     TimedCalls calls;
     Timing t;

@@ -275,11 +275,13 @@ CandidateBuild compile_candidate(const Environment& env, const LabSpec& spec, co
 }
 
 void link_candidate(const Environment& env, const LabSpec& spec, const LabBuild& lab, CandidateBuild& build,
-                    const fs::path& workdir, const std::string& name) {
+                    const fs::path& workdir, const std::string& name, const std::vector<std::string>& extra_flags) {
   std::vector<fs::path> all = lab.harness_objects;
   all.insert(all.end(), build.student_objects.begin(), build.student_objects.end());
   build.executable = workdir / name;
-  if (!run_student_step(link_command(env, spec, lab.gpu_arch, all, build.executable, Side::candidate), workdir,
+  std::vector<std::string> argv = link_command(env, spec, lab.gpu_arch, all, build.executable, Side::candidate);
+  argv.insert(argv.begin() + 1, extra_flags.begin(), extra_flags.end());
+  if (!run_student_step(argv, workdir,
                         {workdir, lab.dir, spec.dir, env.root, env.cache}, build))
     build.verdict = Verdict::build_error;
 }

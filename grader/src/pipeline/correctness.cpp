@@ -1,6 +1,7 @@
 // correctness.cpp: stages 5 and 6 for the correctness items. Every case of an item, with every variant it lists,
 // runs in the judge (the expected outputs, unless a dataset gives them) and in the candidate, and the outputs are
 // compared (check/outputs.h). One bad case costs its item, never the grading.
+#include <algorithm>
 #include <set>
 
 #include "check/outputs.h"
@@ -149,14 +150,28 @@ void Grading::grade_correctness(const CorrectnessItem& item, TestResult& test) {
   item_verdicts_[item.name] = test.verdict;
 }
 
-bool Grading::prerequisites_passed(const PerformanceItem& item, std::string& missing) const {
+std::vector<std::string> Grading::required_correctness(const PerformanceItem& item) const {
   std::vector<std::string> needed = item.requires_items;
   if (needed.empty()) {
     for (const auto& c : spec_.correctness)
       for (const auto& v : c.variants)
         if (v == item.variant) needed.push_back(c.name);
   }
-  for (const auto& name : needed) {
+  return needed;
+}
+
+bool Grading::selected(const std::string& name) const {
+  if (options_.only.empty() || options_.only == name) return true;
+  for (const auto& item : spec_.performance)
+    if (item.name == options_.only) {
+      const auto needed = required_correctness(item);
+      return std::find(needed.begin(), needed.end(), name) != needed.end();
+    }
+  return false;
+}
+
+bool Grading::prerequisites_passed(const PerformanceItem& item, std::string& missing) const {
+  for (const auto& name : required_correctness(item)) {
     auto it = item_verdicts_.find(name);
     if (it == item_verdicts_.end() || (it->second != Verdict::passed && it->second != Verdict::not_run)) {
       missing += (missing.empty() ? "" : ", ") + name;

@@ -80,6 +80,9 @@ class Grading {
   // the report, once, with the items it touched.
   void warn_if_busy(const std::vector<std::string>& disturbed_items, double worst_cores);
   bool build_everything();
+  bool build_sanitized();
+  // --only: whether this item is graded in this run (the named one, and the correctness items it needs).
+  bool selected(const std::string& item) const;
   std::unique_ptr<Worker> start_worker(const fs::path& executable, const std::string& role);
   // Keeps what a candidate process that is about to go away printed (the start of it, for the student's
   // printf debugging) and, under --sanitize, compute-sanitizer's findings.
@@ -106,6 +109,10 @@ class Grading {
   void grade_correctness(const CorrectnessItem& item, TestResult& test);
   void grade_performance(const PerformanceItem& item, TestResult& test);
   bool prerequisites_passed(const PerformanceItem& item, std::string& missing) const;
+  // The correctness items a timed item needs passed: its `requires`, else every item that lists its variant.
+  std::vector<std::string> required_correctness(const PerformanceItem& item) const;
+  // An item --only leaves out: not run, and out of the total.
+  void leave_out(TestResult& test) const;
   // Empty when this machine can measure the item (its `requires_machine` holds), else why not.
   std::string machine_shortfall(const PerformanceItem& item) const;
   // Stages 7 and 8 for one item (measure/measure_item.h, score/score_item.h), with the workers this grading keeps.

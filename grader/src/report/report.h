@@ -93,6 +93,7 @@ struct Report {
   MachineInfo machine;
   double wall_seconds = 0;
   std::string sanitizer_tool;    // "memcheck", "racecheck"; empty when not asked for
+  std::string sanitizer_program;  // "compute-sanitizer" (CUDA labs) or "GCC sanitizers" (CPU labs)
   int sanitizer_errors = -1;     // from its ERROR SUMMARY; -1 when it printed none
   std::string sanitizer_output;  // what it printed, capped
   std::string candidate_output;  // the start of what the submission printed to stdout and stderr

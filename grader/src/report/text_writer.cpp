@@ -156,7 +156,7 @@ std::string render_text(const Report& report, bool colour) {
     for (int count = 0; std::getline(lines, line) && count < 20; ++count) out << "  | " << line << "\n";
   }
   if (!report.sanitizer_tool.empty()) {
-    out << "\n" << style.bold("compute-sanitizer (" + report.sanitizer_tool + ")") << ": ";
+    out << "\n" << style.bold(report.sanitizer_program + " (" + report.sanitizer_tool + ")") << ": ";
     if (report.sanitizer_errors < 0) out << "no summary printed\n";
     else if (report.sanitizer_errors == 0) out << style.good("no errors") << "\n";
     else out << style.bad(std::to_string(report.sanitizer_errors) + " error(s)") << "\n" << report.sanitizer_output << "\n";

@@ -757,6 +757,87 @@ def check_datasets_verify(grader, args):
     check(run.code == ALL_PASSED, "exit code %d, expected 0" % run.code)
 
 
+def read_npy_shape(path):
+    """The dtype and shape of a .npy file, from its header (format 1.0 or 2.0)."""
+    data = open(path, "rb").read()
+    check(data[:6] == b"\x93NUMPY", "%s is not a .npy file" % path)
+    size_bytes = 2 if data[6] == 1 else 4
+    length = int.from_bytes(data[8:8 + size_bytes], "little")
+    header = data[8 + size_bytes:8 + size_bytes + length].decode("latin1")
+    shape = tuple(int(n) for n in re.findall(r"\d+", re.search(r"'shape': \(([^)]*)\)", header).group(1)))
+    return re.search(r"'descr': '([^']+)'", header).group(1), shape, data
+
+
+def check_sanitize_address(grader, args):
+    """--sanitize on a CPU lab: AddressSanitizer finds a one-past-the-end store, names the student's file:line and
+    function, and costs only that function's item; compute-sanitizer's tools are refused for a CPU lab."""
+    submission = os.path.join(args.root, "tests", "submissions", "lab1", "heap_overrun")
+    run = grader.run("grade", "lab1", "--submission", submission, "--format", "json", "--sanitize")
+    report = run.json()
+    tests = tests_by_name(report)
+    print("sanitizer: %r" % {k: v for k, v in (report.get("sanitizer") or {}).items() if k != "output"})
+    check(report["sanitizer"] and report["sanitizer"]["tool"] == "address,undefined",
+          "bare --sanitize on a CPU lab did not mean address,undefined: %r" % report.get("sanitizer"))
+    unrolled = tests["unrolled"]
+    check(unrolled["status"] == "crash", "unrolled is %r (%s), expected crash" % (unrolled["status"], unrolled["details"]))
+    failing = [c for c in unrolled["cases"] if c["status"] != "passed"]
+    check(re.search(r"AddressSanitizer: heap-buffer-overflow src/matvec\.cpp:\d+ in matvec_unrolled", failing[0]["details"]),
+          "the finding does not name the student's file:line and function: %r" % failing[0]["details"])
+    check(report["sanitizer"]["errors"] >= 1, "no finding counted: %r" % report["sanitizer"]["errors"])
+    check("/tmp/grader-" not in report["sanitizer"]["output"], "the findings show the grader's work folder")
+    for item in ("row pointers", "contiguous layout"):
+        check(tests[item]["status"] == "passed", "%r is %r (%s)" % (item, tests[item]["status"], tests[item]["details"]))
+    for item in LAB1_PERFORMANCE:
+        check(tests[item]["status"] == "not_run", "%r was timed under a sanitizer" % item)
+    refused = grader.run("grade", "lab1", "--submission", submission, "--sanitize=memcheck")
+    check(refused.code == USAGE and "CPU lab" in refused.stderr, "--sanitize=memcheck on lab1: exit %d, %r" % (refused.code, refused.stderr))
+
+
+def check_dump_case(grader, args):
+    """--dump-case writes a generated case's inputs and expected outputs as .npy; --seed replays the same bytes."""
+    ambiguous = grader.run("lab1", "--dump-case", "square 100", via="env")
+    check(ambiguous.code == USAGE and "ITEM/CASE" in ambiguous.stderr,
+          "an ambiguous case name: exit %d, %r" % (ambiguous.code, ambiguous.stderr))
+    unknown = grader.run("lab1", "--dump-case", "no such case", via="env")
+    check(unknown.code == USAGE and "odd 997 x 1013" not in unknown.stderr and "unrolled/square 100" in unknown.stderr,
+          "an unknown case name: exit %d, %r" % (unknown.code, unknown.stderr))
+    with tempfile.TemporaryDirectory(prefix="e2e-dump-") as work:
+        dumps = []
+        for seed in ("5", "5", "6"):
+            cwd = os.path.join(work, "seed-%s-%d" % (seed, len(dumps)))
+            os.makedirs(cwd)
+            argv = [grader.binary, "--root", grader.root, "grade", "lab1", "--dump-case", "contiguous layout/wide 10 x 10000",
+                    "--seed", seed]
+            completed = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=300)
+            print("$ %s\n(exit %d)\n%s%s" % (" ".join(argv), completed.returncode, completed.stdout, completed.stderr[-2000:]))
+            check(completed.returncode == ALL_PASSED, "exit %d" % completed.returncode)
+            files = sorted(glob.glob(os.path.join(cwd, "*", "*.npy")))
+            check(files, "no .npy file written")
+            dumps.append({os.path.basename(f): read_npy_shape(f) for f in files})
+        shapes = {name: shape for name, (_, shape, _) in dumps[0].items()}
+        check(any(shape == (10, 10000) for shape in shapes.values()), "no 10 x 10000 input among %r" % shapes)
+        check(any(name.startswith("expected.") for name in shapes), "no expected output among %r" % sorted(shapes))
+        check(dumps[0] == dumps[1], "the same --seed wrote different bytes")
+        check(dumps[0] != dumps[2], "another --seed wrote the same bytes")
+
+
+def check_only(grader, args):
+    """--only ITEM grades that item alone; the others are not run and leave the total; an unknown item is exit 2."""
+    submission = os.path.join(args.root, "tests", "submissions", "lab1", "wrong_answer")
+    run = grader.run("grade", "lab1", "--submission", submission, "--format", "json", "--quick", "--only", "contiguous layout")
+    report = run.json()
+    tests = tests_by_name(report)
+    check(tests["contiguous layout"]["status"] == "passed", "the item asked for is %r" % tests["contiguous layout"]["status"])
+    for name in ["row pointers", "unrolled"] + LAB1_PERFORMANCE:
+        check(tests[name]["status"] == "not_run" and tests[name]["max_score"] == 0,
+              "%r was graded or counted under --only: %r" % (name, tests[name]))
+    check(report["max_score"] == LAB1_POINTS["contiguous layout"], "the total counts %r points" % report["max_score"])
+    check(run.code == ALL_PASSED, "exit %d: the only item graded passed" % run.code)
+    check(any("--only" in w for w in report["warnings"]), "no warning that the rest was not graded")
+    unknown = grader.run("grade", "lab1", "--submission", submission, "--only", "unroled")
+    check(unknown.code == USAGE and "unrolled" in unknown.stderr, "an unknown item: exit %d, %r" % (unknown.code, unknown.stderr))
+
+
 CHECKS = {
     "submission": check_submission,
     "slow-but-correct": check_slow_but_correct,
@@ -780,6 +861,9 @@ CHECKS = {
     "cli-text": check_text,
     "cli-output-file": check_output_file,
     "cli-bad-submission": check_bad_submission,
+    "sanitize-address": check_sanitize_address,
+    "dump-case": check_dump_case,
+    "only": check_only,
 }
 
 

@@ -1025,6 +1025,11 @@ def check_lab3_serial_waster(grader, args):
               "points (%s)" % (item, test["score"], test["details"]))
         # Where the calibration says the machine cannot measure the item (lab.toml's requires_machine: on the AMD VMs
         # one core saturates memory, so the dot product is not timed), it is not run, and its points leave the total.
+        # Two rows of the same variant: each names its thread count, or both would read "candidate <variant>".
+        if test.get("measurement"):
+            labels = (test["measurement"]["candidate"]["label"], test["measurement"]["baseline"]["label"])
+            check("nthreads=1" in labels[1] and "nthreads=" in labels[0] and labels[0] != labels[1],
+                  "scaling rows do not show their thread counts: %r" % (labels,))
         unmeasurable = test["status"] == "not_run" and "not measurable on this machine" in test["details"]
         check(test["status"] in ("below_threshold", "suspect") or unmeasurable,
               "scaling item %r is %r (%s)" % (item, test["status"], test["details"]))

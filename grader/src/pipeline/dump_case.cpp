@@ -46,7 +46,7 @@ DumpedCase dump_case(const Environment& env, const LabSpec& spec, const std::str
   fs::create_directories(into);
 
   if (!found.c->dataset.empty()) {
-    const Manifest manifest = load_manifest(env.root / "datasets" / spec.name());
+    Manifest manifest = load_manifest(env.root / "datasets" / spec.name());
     const DatasetEntry* entry = manifest.find(found.c->dataset);
     if (entry == nullptr) throw std::runtime_error("no dataset '" + found.c->dataset + "' in the lab's manifest");
     auto copy = [&](const DatasetFile& file, const std::string& prefix) {

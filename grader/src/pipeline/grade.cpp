@@ -216,7 +216,11 @@ void Grading::retire_all_variants() {
 
 void Grading::harvest_output(Worker& worker) {
   worker.process().finish();
-  const std::string text = worker.process().stdout_text() + worker.process().stderr_text();
+  std::string text = worker.process().stdout_text() + worker.process().stderr_text();
+  // A sanitizer's stack frames name the executable by its path in the work directory: students read
+  // "candidate-sanitized+0xa0f9", not the grader's temporary folder.
+  const std::string work_prefix = workdir_.string() + "/";
+  for (auto at = text.find(work_prefix); at != std::string::npos; at = text.find(work_prefix, at)) text.erase(at, work_prefix.size());
   constexpr std::size_t shown = 4096;
   if (report_.candidate_output.size() < shown) report_.candidate_output += text.substr(0, shown - report_.candidate_output.size());
   if (options_.sanitize.empty()) return;

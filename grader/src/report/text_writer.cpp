@@ -137,12 +137,18 @@ std::string render_text(const Report& report, bool colour) {
           << "\n";
       if (test.measurement) {
         const Measurement& me = *test.measurement;
-        out << "        " << pad(me.candidate.label, 26) << rates(me.candidate)
+        // The label column fits the longest label ("candidate matmul nthreads=16"), so the figures line up.
+        std::size_t label_width = std::max({std::size_t{26}, me.candidate.label.size() + 2, me.baseline.label.size() + 2});
+        // A comparison row that failed carries its reason in the label: that one may run past the column.
+        for (const auto& t : me.compare)
+          if (t.label.size() < 40) label_width = std::max(label_width, t.label.size() + 2);
+        out << "        " << pad(me.candidate.label, label_width) << rates(me.candidate)
             << pad(me.roofline_fraction > 0 ? format("%.0f%%", 100 * me.roofline_fraction) : "-", 7)
             << format("%.2fx", me.speedup) << " [" << format("%.2f", me.speedup_low) << "-" << format("%.2f", me.speedup_high)
             << "]\n";
-        out << "        " << pad(me.baseline.label, 26) << rates(me.baseline) << "\n";
-        for (const auto& t : me.compare) out << "        " << pad(t.label, 26) << rates(t) << style.dim("(for comparison)") << "\n";
+        out << "        " << pad(me.baseline.label, label_width) << rates(me.baseline) << "\n";
+        for (const auto& t : me.compare)
+          out << "        " << pad(t.label, label_width) << rates(t) << style.dim("(for comparison)") << "\n";
         if (!me.roofline_bound.empty()) out << "        " << style.dim("roofline bound: " + me.roofline_bound) << "\n";
       }
       if (!test.details.empty()) out << "        " << test.details << "\n";

@@ -733,6 +733,11 @@ def check_release_constructed(grader, args):
             f.write('\n[[dataset]]\nname = "secret-33"\nseed = 987654321\nvariant = "axpy"\nparams = { n = 33, a = 1.5 }\n')
         check(grader(course, "datasets", "generate", "lab9").code == ALL_PASSED, "datasets generate failed")
         check(grader(course, "grade", "lab9", "--quick").code == ALL_PASSED, "the edited lab does not grade")
+        mutant = os.path.join(lab, "mutants", "wrong_axpy")
+        os.makedirs(mutant)
+        open(os.path.join(mutant, "demo.cpp"), "w").write(
+            open(os.path.join(course, "reference", "lab9-demo", "demo.cpp")).read().replace("a * x[i] + y[i]", "a * x[i] - y[i]"))
+        open(os.path.join(mutant, "mutant.toml"), "w").write('mistake = "subtracts y"\nmust_fail = ["axpy"]\n')
 
         release = os.path.join(temp, "release")
         result = release_of(grader, course, release)
@@ -758,6 +763,20 @@ def check_release_constructed(grader, args):
             if os.path.exists(os.path.join(course, "tests", "unit", left)):
                 check(left not in shipped_tests, "the release ships %s, which reads the course's own files" % left)
         check("test_expr.cpp" in shipped_tests, "the release lost the unit test test_expr.cpp")
+
+        # What students read: the README without the staff's sections, the handout without the scaffold's note to
+        # its author, and no mutant (the solution with one mistake).
+        readme = read_text(os.path.join(release, "README.md"))
+        for staff in ("## Teaching assistants", "## Instructors", "grader selftest", "docs/ta-guide.md",
+                      "docs/instructor-guide.md", "<!-- staff -->"):
+            check(staff not in readme, "the release's README still says %r" % staff)
+        check("## Students" in readme, "the release's README lost the students' section")
+        handout = read_text(os.path.join(release, "labs", "lab9-demo", "README.md"))
+        check("grader new-lab" not in handout and "scaffolded" not in handout and "<!-- staff -->" not in handout,
+              "the release's handout keeps the scaffold's note to the author")
+        check("scaffolded" not in read_text(os.path.join(release, "labs", "lab9-demo", "lab.toml")),
+              "the release's lab.toml says it was scaffolded")
+        check(not os.path.exists(os.path.join(release, "labs", "lab9-demo", "mutants")), "the release ships the lab's mutants")
 
         # A doc that quotes a line only the solution has stops the release, and leaves nothing behind.
         reference = open(os.path.join(course, "reference", "lab9-demo", "demo.cpp")).read().splitlines()

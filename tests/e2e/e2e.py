@@ -791,6 +791,22 @@ def check_sanitize_address(grader, args):
         check(tests[item]["status"] == "not_run", "%r was timed under a sanitizer" % item)
     refused = grader.run("grade", "lab1", "--submission", submission, "--sanitize=memcheck")
     check(refused.code == USAGE and "CPU lab" in refused.stderr, "--sanitize=memcheck on lab1: exit %d, %r" % (refused.code, refused.stderr))
+    # The syscall filter and the sandbox still hold the instrumented build, where this machine has them.
+    plain = grader.run("grade", "lab1", "--submission", submission, "--format", "json", "--quick").json()
+    for defence in ("seccomp syscall filter", "bubblewrap sandbox"):
+        if defence in plain["isolation"]:
+            check(defence in report["isolation"], "the sanitized run lost the %s: %r" % (defence, report["isolation"]))
+    # `--sanitize` alone keeps meaning compute-sanitizer for a CUDA lab: a compiler sanitizer is refused there.
+    cuda = grader.run("grade", "lab5", "--sanitize=address", "--quick")
+    check(cuda.code == USAGE and "CUDA lab" in cuda.stderr, "--sanitize=address on lab5: exit %d, %r" % (cuda.code, cuda.stderr))
+    # UBSan reports and carries on: the item still passes, and the finding names the student's line.
+    undefined = os.path.join(args.root, "tests", "submissions", "lab1", "undefined_shift")
+    ub = grader.run("grade", "lab1", "--submission", undefined, "--format", "json", "--sanitize=undefined").json()
+    check(ub["sanitizer"]["errors"] >= 1 and re.search(r"src/matvec\.cpp:\d+:\d+: runtime error: shift exponent",
+                                                        ub["sanitizer"]["output"]),
+          "UBSan's finding is not in the report: %r" % ub["sanitizer"])
+    check(all(t["status"] == "passed" for t in ub["tests"] if t["kind"] == "correctness"),
+          "UBSan's report cost points: %r" % [(t["name"], t["status"]) for t in ub["tests"]])
 
 
 def check_dump_case(grader, args):

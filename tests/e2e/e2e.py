@@ -69,7 +69,9 @@ def one_item(item, verdict, details, case_details=None):
 
 
 EXPECTED = {
-    "does_not_compile": whole("build_error", r"does not compile", build_log=r"undeclared_sum"),
+    # The compiler's words with the student's own file name, the way an editor jumps to them.
+    "does_not_compile": whole("build_error", r"does not compile",
+                              build_log=r"(^|\n)src/matvec\.cpp:\d+:\d+: error: .*undeclared_sum"),
     "segfaults": one_item("unrolled", "crash", r"SIGSEGV", case_details=r"killed by SIGSEGV"),
     "loops_forever": one_item("contiguous layout", "time_limit", r"no answer within|time limit|wall-clock",
                               case_details=r"."),
@@ -90,6 +92,8 @@ EXPECTED = {
     "forges_stdout": one_item("unrolled", "wrong_answer", r"NaN|never written"),
     "reads_reference": one_item("unrolled", "wrong_answer", r"expected \S+, got 0"),
     "fills_disk": one_item("unrolled", "output_limit", r"file-size limit"),
+    # One function's heap corruption, found only by the next allocation: the other functions' items still pass.
+    "corrupts_heap": dict(one_item("unrolled", "", ""), items={}, score=sum(LAB1_POINTS.values()), code=ALL_PASSED),
 }
 
 # Submissions whose defence is the sandbox: without one on this machine the check is skipped, and says so.
@@ -192,7 +196,8 @@ def check_submission(grader, args):
     print("seed %s: replay with --seed %s" % (report.get("seed"), report.get("seed")))
     if name in NEEDS_SANDBOX and "bubblewrap sandbox" not in report.get("isolation", ""):
         raise Skip("no sandbox on this machine (%s): the defence under test is absent" % report.get("isolation"))
-    check(run.code == GRADED_FAILURES, "exit code %d, expected %d (graded, with failures)" % (run.code, GRADED_FAILURES))
+    code = expected.get("code", GRADED_FAILURES)
+    check(run.code == code, "exit code %d, expected %d" % (run.code, code))
     check_report_shape(report)
     check(report["status"] == expected["status"], "status %r (%s), expected %r" % (
         report["status"], report.get("status_details"), expected["status"]))
@@ -205,6 +210,9 @@ def check_submission(grader, args):
             check(re.search(expected["build_log"], report["build_log"]),
                   "build_log does not match %r:\n%s" % (expected["build_log"], report["build_log"]))
             check(re.search(r"error", report["build_log"]), "build_log holds no compiler error:\n%s" % report["build_log"])
+            # Students and TAs read the build log: no sandbox command line, no work directory, no staff folder.
+            for staff in ["bwrap", "grader-lab1", os.path.abspath(args.root), "$ "]:
+                check(staff not in report["build_log"], "build_log shows %r:\n%s" % (staff, report["build_log"]))
         for test in report["tests"]:
             check(test["status"] == expected["status"], "test %r is %r, expected %r" % (test["name"], test["status"], expected["status"]))
     else:
@@ -749,6 +757,103 @@ def check_datasets_verify(grader, args):
     check(run.code == ALL_PASSED, "exit code %d, expected 0" % run.code)
 
 
+def read_npy_shape(path):
+    """The dtype and shape of a .npy file, from its header (format 1.0 or 2.0)."""
+    data = open(path, "rb").read()
+    check(data[:6] == b"\x93NUMPY", "%s is not a .npy file" % path)
+    size_bytes = 2 if data[6] == 1 else 4
+    length = int.from_bytes(data[8:8 + size_bytes], "little")
+    header = data[8 + size_bytes:8 + size_bytes + length].decode("latin1")
+    shape = tuple(int(n) for n in re.findall(r"\d+", re.search(r"'shape': \(([^)]*)\)", header).group(1)))
+    return re.search(r"'descr': '([^']+)'", header).group(1), shape, data
+
+
+def check_sanitize_address(grader, args):
+    """--sanitize on a CPU lab: AddressSanitizer finds a one-past-the-end store, names the student's file:line and
+    function, and costs only that function's item; compute-sanitizer's tools are refused for a CPU lab."""
+    submission = os.path.join(args.root, "tests", "submissions", "lab1", "heap_overrun")
+    run = grader.run("grade", "lab1", "--submission", submission, "--format", "json", "--sanitize")
+    report = run.json()
+    tests = tests_by_name(report)
+    print("sanitizer: %r" % {k: v for k, v in (report.get("sanitizer") or {}).items() if k != "output"})
+    check(report["sanitizer"] and report["sanitizer"]["tool"] == "address,undefined",
+          "bare --sanitize on a CPU lab did not mean address,undefined: %r" % report.get("sanitizer"))
+    unrolled = tests["unrolled"]
+    check(unrolled["status"] == "crash", "unrolled is %r (%s), expected crash" % (unrolled["status"], unrolled["details"]))
+    failing = [c for c in unrolled["cases"] if c["status"] != "passed"]
+    check(re.search(r"AddressSanitizer: heap-buffer-overflow src/matvec\.cpp:\d+ in matvec_unrolled", failing[0]["details"]),
+          "the finding does not name the student's file:line and function: %r" % failing[0]["details"])
+    check(report["sanitizer"]["errors"] >= 1, "no finding counted: %r" % report["sanitizer"]["errors"])
+    check("/tmp/grader-" not in report["sanitizer"]["output"], "the findings show the grader's work folder")
+    for item in ("row pointers", "contiguous layout"):
+        check(tests[item]["status"] == "passed", "%r is %r (%s)" % (item, tests[item]["status"], tests[item]["details"]))
+    for item in LAB1_PERFORMANCE:
+        check(tests[item]["status"] == "not_run", "%r was timed under a sanitizer" % item)
+    refused = grader.run("grade", "lab1", "--submission", submission, "--sanitize=memcheck")
+    check(refused.code == USAGE and "CPU lab" in refused.stderr, "--sanitize=memcheck on lab1: exit %d, %r" % (refused.code, refused.stderr))
+    # The syscall filter and the sandbox still hold the instrumented build, where this machine has them.
+    plain = grader.run("grade", "lab1", "--submission", submission, "--format", "json", "--quick").json()
+    for defence in ("seccomp syscall filter", "bubblewrap sandbox"):
+        if defence in plain["isolation"]:
+            check(defence in report["isolation"], "the sanitized run lost the %s: %r" % (defence, report["isolation"]))
+    # `--sanitize` alone keeps meaning compute-sanitizer for a CUDA lab: a compiler sanitizer is refused there.
+    cuda = grader.run("grade", "lab5", "--sanitize=address", "--quick")
+    check(cuda.code == USAGE and "CUDA lab" in cuda.stderr, "--sanitize=address on lab5: exit %d, %r" % (cuda.code, cuda.stderr))
+    # UBSan reports and carries on: the item still passes, and the finding names the student's line.
+    undefined = os.path.join(args.root, "tests", "submissions", "lab1", "undefined_shift")
+    ub = grader.run("grade", "lab1", "--submission", undefined, "--format", "json", "--sanitize=undefined").json()
+    check(ub["sanitizer"]["errors"] >= 1 and re.search(r"src/matvec\.cpp:\d+:\d+: runtime error: shift exponent",
+                                                        ub["sanitizer"]["output"]),
+          "UBSan's finding is not in the report: %r" % ub["sanitizer"])
+    check(all(t["status"] == "passed" for t in ub["tests"] if t["kind"] == "correctness"),
+          "UBSan's report cost points: %r" % [(t["name"], t["status"]) for t in ub["tests"]])
+
+
+def check_dump_case(grader, args):
+    """--dump-case writes a generated case's inputs and expected outputs as .npy; --seed replays the same bytes."""
+    ambiguous = grader.run("lab1", "--dump-case", "square 100", via="env")
+    check(ambiguous.code == USAGE and "ITEM/CASE" in ambiguous.stderr,
+          "an ambiguous case name: exit %d, %r" % (ambiguous.code, ambiguous.stderr))
+    unknown = grader.run("lab1", "--dump-case", "no such case", via="env")
+    check(unknown.code == USAGE and "odd 997 x 1013" not in unknown.stderr and "unrolled/square 100" in unknown.stderr,
+          "an unknown case name: exit %d, %r" % (unknown.code, unknown.stderr))
+    with tempfile.TemporaryDirectory(prefix="e2e-dump-") as work:
+        dumps = []
+        for seed in ("5", "5", "6"):
+            cwd = os.path.join(work, "seed-%s-%d" % (seed, len(dumps)))
+            os.makedirs(cwd)
+            argv = [grader.binary, "--root", grader.root, "grade", "lab1", "--dump-case", "contiguous layout/wide 10 x 10000",
+                    "--seed", seed]
+            completed = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=300)
+            print("$ %s\n(exit %d)\n%s%s" % (" ".join(argv), completed.returncode, completed.stdout, completed.stderr[-2000:]))
+            check(completed.returncode == ALL_PASSED, "exit %d" % completed.returncode)
+            files = sorted(glob.glob(os.path.join(cwd, "*", "*.npy")))
+            check(files, "no .npy file written")
+            dumps.append({os.path.basename(f): read_npy_shape(f) for f in files})
+        shapes = {name: shape for name, (_, shape, _) in dumps[0].items()}
+        check(any(shape == (10, 10000) for shape in shapes.values()), "no 10 x 10000 input among %r" % shapes)
+        check(any(name.startswith("expected.") for name in shapes), "no expected output among %r" % sorted(shapes))
+        check(dumps[0] == dumps[1], "the same --seed wrote different bytes")
+        check(dumps[0] != dumps[2], "another --seed wrote the same bytes")
+
+
+def check_only(grader, args):
+    """--only ITEM grades that item alone; the others are not run and leave the total; an unknown item is exit 2."""
+    submission = os.path.join(args.root, "tests", "submissions", "lab1", "wrong_answer")
+    run = grader.run("grade", "lab1", "--submission", submission, "--format", "json", "--quick", "--only", "contiguous layout")
+    report = run.json()
+    tests = tests_by_name(report)
+    check(tests["contiguous layout"]["status"] == "passed", "the item asked for is %r" % tests["contiguous layout"]["status"])
+    for name in ["row pointers", "unrolled"] + LAB1_PERFORMANCE:
+        check(tests[name]["status"] == "not_run" and tests[name]["max_score"] == 0,
+              "%r was graded or counted under --only: %r" % (name, tests[name]))
+    check(report["max_score"] == LAB1_POINTS["contiguous layout"], "the total counts %r points" % report["max_score"])
+    check(run.code == ALL_PASSED, "exit %d: the only item graded passed" % run.code)
+    check(any("--only" in w for w in report["warnings"]), "no warning that the rest was not graded")
+    unknown = grader.run("grade", "lab1", "--submission", submission, "--only", "unroled")
+    check(unknown.code == USAGE and "unrolled" in unknown.stderr, "an unknown item: exit %d, %r" % (unknown.code, unknown.stderr))
+
+
 CHECKS = {
     "submission": check_submission,
     "slow-but-correct": check_slow_but_correct,
@@ -772,6 +877,9 @@ CHECKS = {
     "cli-text": check_text,
     "cli-output-file": check_output_file,
     "cli-bad-submission": check_bad_submission,
+    "sanitize-address": check_sanitize_address,
+    "dump-case": check_dump_case,
+    "only": check_only,
 }
 
 
@@ -933,6 +1041,11 @@ def check_lab3_serial_waster(grader, args):
               "points (%s)" % (item, test["score"], test["details"]))
         # Where the calibration says the machine cannot measure the item (lab.toml's requires_machine: on the AMD VMs
         # one core saturates memory, so the dot product is not timed), it is not run, and its points leave the total.
+        # Two rows of the same variant: each names its thread count, or both would read "candidate <variant>".
+        if test.get("measurement"):
+            labels = (test["measurement"]["candidate"]["label"], test["measurement"]["baseline"]["label"])
+            check("nthreads=1" in labels[1] and "nthreads=" in labels[0] and labels[0] != labels[1],
+                  "scaling rows do not show their thread counts: %r" % (labels,))
         unmeasurable = test["status"] == "not_run" and "not measurable on this machine" in test["details"]
         check(test["status"] in ("below_threshold", "suspect") or unmeasurable,
               "scaling item %r is %r (%s)" % (item, test["status"], test["details"]))

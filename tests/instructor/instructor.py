@@ -264,6 +264,10 @@ def check_new_lab_cpu(grader, args):
         listed = grader(root, "list")
         check(re.search(r"lab9\s+vector-ops", listed.stdout), "grader list does not show lab9")
 
+        # Mutants: a known mistake the cases catch passes; one they let through (the reference itself, declared
+        # to fail) is a problem naming it. Then, with only the caught one left, the lab must be ok below.
+        check_mutants(grader, root, spec)
+
         # A stray file in the skeleton would ship to students unread: selftest names it.
         stray = os.path.join(root, "skeletons", "lab9-vector-ops", "solution_notes.txt")
         open(stray, "w").write("not a student file\n")
@@ -275,10 +279,52 @@ def check_new_lab_cpu(grader, args):
               "selftest warns about declared files: %r" % verdict["warnings"])
         correctness = sum(item["points"] for item in spec["correctness"])
         check(verdict["reference_score"] == verdict["max_score"], "the reference earned %r" % verdict["reference_score"])
+        check_timed_figures(spec, verdict)
+        check([m["name"] for m in verdict["mutants"]] == ["dot_drops_tail"] and verdict["mutants"][0]["caught"],
+              "selftest's mutants: %r" % verdict["mutants"])
         check(verdict["skeleton_performance_points"] == 0, "the skeleton earned performance points")
         check(verdict["skeleton_score"] == correctness, "the skeleton earned %r, expected its correctness points %r"
               % (verdict["skeleton_score"], correctness))
         check_refusals(grader, root)
+
+
+def add_mutant(root, name, source, must_fail):
+    folder = os.path.join(root, "labs", "lab9-vector-ops", "mutants", name)
+    os.makedirs(folder)
+    open(os.path.join(folder, "vector_ops.cpp"), "w").write(source)
+    open(os.path.join(folder, "mutant.toml"), "w").write(
+        'mistake = "%s"\nmust_fail = ["%s"]\n' % (name.replace("_", " "), must_fail))
+    return folder
+
+
+def check_mutants(grader, root, spec):
+    reference = read_text(os.path.join(root, "reference", "lab9-vector-ops", "vector_ops.cpp"))
+    tail = "  for (; i < n; ++i) total += x[i] * y[i];\n"
+    check(tail in reference, "the scaffold's dot has no tail loop to drop")
+    add_mutant(root, "dot_drops_tail", reference.replace(tail, ""), "dot")
+    wrongly_declared = add_mutant(root, "correct_after_all", reference, "axpy")
+    result = grader(root, "selftest", "lab9", "--format", "json")
+    lab = result.json()["labs"][0]
+    check(result.code == GRADED_FAILURES and not lab["ok"], "selftest passed a lab whose mutant is not caught: %r" % lab)
+    mutants = {m["name"]: m for m in lab["mutants"]}
+    check(set(mutants) == {"dot_drops_tail", "correct_after_all"}, "selftest graded mutants %r" % sorted(mutants))
+    check(mutants["dot_drops_tail"]["caught"] and re.match(r"dot: wrong answer \(0\.0/", mutants["dot_drops_tail"]["failed"][0]),
+          "the dropped tail was not caught: %r" % mutants["dot_drops_tail"])
+    check(not mutants["correct_after_all"]["caught"], "a correct 'mutant' counted as caught")
+    check(any("mutant correct_after_all" in p and "axpy" in p for p in lab["problems"]),
+          "no problem names the mutant that got through: %r" % lab["problems"])
+    shutil.rmtree(wrongly_declared)
+
+
+def check_timed_figures(spec, verdict):
+    """selftest's JSON carries the reference's figure on every timed item and the tiers it was held to."""
+    timed = {t["item"]: t for t in verdict["timed"]}
+    for item in spec["performance"]:
+        figure = timed.get(item["name"])
+        check(figure is not None, "selftest shows no figure for %r: %r" % (item["name"], verdict["timed"]))
+        check(figure["measured"] and figure["value"] > 0, "%r was not measured: %r" % (item["name"], figure))
+        check([t["points"] for t in figure["tiers"]] == [t["points"] for t in item["tiers"]],
+              "%r: tiers %r, lab.toml has %r" % (item["name"], figure["tiers"], item["tiers"]))
 
 
 def check_new_lab_cuda(grader, args):
@@ -687,6 +733,11 @@ def check_release_constructed(grader, args):
             f.write('\n[[dataset]]\nname = "secret-33"\nseed = 987654321\nvariant = "axpy"\nparams = { n = 33, a = 1.5 }\n')
         check(grader(course, "datasets", "generate", "lab9").code == ALL_PASSED, "datasets generate failed")
         check(grader(course, "grade", "lab9", "--quick").code == ALL_PASSED, "the edited lab does not grade")
+        mutant = os.path.join(lab, "mutants", "wrong_axpy")
+        os.makedirs(mutant)
+        open(os.path.join(mutant, "demo.cpp"), "w").write(
+            open(os.path.join(course, "reference", "lab9-demo", "demo.cpp")).read().replace("a * x[i] + y[i]", "a * x[i] - y[i]"))
+        open(os.path.join(mutant, "mutant.toml"), "w").write('mistake = "subtracts y"\nmust_fail = ["axpy"]\n')
 
         release = os.path.join(temp, "release")
         result = release_of(grader, course, release)
@@ -712,6 +763,20 @@ def check_release_constructed(grader, args):
             if os.path.exists(os.path.join(course, "tests", "unit", left)):
                 check(left not in shipped_tests, "the release ships %s, which reads the course's own files" % left)
         check("test_expr.cpp" in shipped_tests, "the release lost the unit test test_expr.cpp")
+
+        # What students read: the README without the staff's sections, the handout without the scaffold's note to
+        # its author, and no mutant (the solution with one mistake).
+        readme = read_text(os.path.join(release, "README.md"))
+        for staff in ("## Teaching assistants", "## Instructors", "grader selftest", "docs/ta-guide.md",
+                      "docs/instructor-guide.md", "<!-- staff -->"):
+            check(staff not in readme, "the release's README still says %r" % staff)
+        check("## Students" in readme, "the release's README lost the students' section")
+        handout = read_text(os.path.join(release, "labs", "lab9-demo", "README.md"))
+        check("grader new-lab" not in handout and "scaffolded" not in handout and "<!-- staff -->" not in handout,
+              "the release's handout keeps the scaffold's note to the author")
+        check("scaffolded" not in read_text(os.path.join(release, "labs", "lab9-demo", "lab.toml")),
+              "the release's lab.toml says it was scaffolded")
+        check(not os.path.exists(os.path.join(release, "labs", "lab9-demo", "mutants")), "the release ships the lab's mutants")
 
         # A doc that quotes a line only the solution has stops the release, and leaves nothing behind.
         reference = open(os.path.join(course, "reference", "lab9-demo", "demo.cpp")).read().splitlines()

@@ -186,6 +186,32 @@ TEST_CASE("render_text without colour: no escape codes; the total and every test
   CHECK(text.find("1.50x") != std::string::npos);
 }
 
+namespace {
+std::size_t occurrences(const std::string& text, const std::string& word) {
+  std::size_t count = 0;
+  for (auto at = text.find(word); at != std::string::npos; at = text.find(word, at + 1)) ++count;
+  return count;
+}
+}  // namespace
+
+TEST_CASE("render_text: the first failing case once, and a cut list says how many it left out") {
+  Report report = sample_report();
+  CHECK(occurrences(render_text(report, false), "worst at [4]") == 1);
+  CHECK(occurrences(render_text(report, false), "odd 5 x 13 [unrolled]") == 1);
+  CHECK(render_text(report, false).find("2 of 3 runs failed") != std::string::npos);
+  for (int i = 0; i < 5; ++i)
+    report.tests[1].cases.push_back({"extra " + std::to_string(i), "unrolled", Verdict::crash, "killed", Visibility::visible});
+  const std::string text = render_text(report, false);
+  CHECK(occurrences(text, "extra ") == 2);  // four failing runs listed: the two above and two of these
+  CHECK(text.find("... and 3 more failing run(s)") != std::string::npos);
+}
+
+TEST_CASE("render_text: small rates keep three significant digits") {
+  Report report = sample_report();
+  report.tests[2].measurement->candidate.gbps = 0.004237;
+  CHECK(render_text(report, false).find("0.00424") != std::string::npos);
+}
+
 TEST_CASE("render_text: a name longer than its column pushes the column out, never into the points") {
   Report report = sample_report();
   const std::string long_name(70, 'n');

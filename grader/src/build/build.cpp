@@ -111,6 +111,31 @@ bool run_step(const std::vector<std::string>& argv, const fs::path& cwd, double 
   return result.ok();
 }
 
+// `text` with every staff folder's prefix taken off: the lab's headers read "matvec.h", the lab kit's
+// "labkit/...", the work directory's files "src/matvec.cpp". Longest prefix first, so nested folders map right.
+std::string without_staff_paths(std::string text, std::vector<fs::path> folders) {
+  std::vector<std::string> prefixes;
+  for (const auto& folder : folders)
+    if (!folder.empty()) prefixes.push_back(folder.lexically_normal().string() + (folder.has_filename() ? "/" : ""));
+  std::sort(prefixes.begin(), prefixes.end(), [](const auto& a, const auto& b) { return a.size() > b.size(); });
+  for (const auto& prefix : prefixes)
+    for (auto at = text.find(prefix); at != std::string::npos; at = text.find(prefix, at)) text.erase(at, prefix.size());
+  return text;
+}
+
+// A student's compile or link: the compiler's words, with the student's own file names, go to `log`, which
+// students and TAs read; the command line (the sandbox's, full of staff paths) goes only to `commands`, which
+// stays in the work directory (--keep-workdir keeps it).
+bool run_student_step(const std::vector<std::string>& argv, const fs::path& workdir, const std::vector<fs::path>& staff,
+                      CandidateBuild& build) {
+  std::string output;
+  const bool ok = run_step(argv, workdir, student_compile_seconds, output);
+  const auto command_end = output.find('\n');
+  std::ofstream(workdir / "build-commands.log", std::ios::app) << output.substr(0, command_end + 1);
+  build.log += without_staff_paths(output.substr(command_end + 1), staff);
+  return ok;
+}
+
 // What the cached objects depend on: the compilers, the flags and every source and header that goes in.
 std::string cache_key(const Environment& env, const LabSpec& spec, const std::string& gpu_arch) {
   std::string blob = env.cxx + "\n" + env.nvcc.value_or("") + "\n" + gpu_arch + "\n" + spec.build.language + "\n";
@@ -234,9 +259,13 @@ CandidateBuild compile_candidate(const Environment& env, const LabSpec& spec, co
         Sandbox::get().wrapper(workdir, workdir, {spec.dir, env.labkit_include()}, false);
     const auto compile = compile_command(env, spec, lab.gpu_arch, source, object, true, extra_flags);
     argv.insert(argv.end(), compile.begin(), compile.end());
+    // The source by its path in the work directory ("src/matvec.cpp"): the compiler names it so, and an
+    // editor in the student's folder can jump to it.
+    const auto source_at = std::find(argv.begin(), argv.end(), source.string());
+    if (source_at != argv.end()) *source_at = source.lexically_relative(workdir).string();
     // Every header the source includes, however indirectly: the policy checks [policy] forbid_headers on it.
     argv.insert(argv.end(), {"-MD", "-MF", dependency_file(object).string()});
-    if (!run_step(argv, workdir, student_compile_seconds, build.log)) {
+    if (!run_student_step(argv, workdir, {workdir, spec.dir, env.labkit_include(), env.root}, build)) {
       build.verdict = Verdict::build_error;
       return build;
     }
@@ -246,11 +275,14 @@ CandidateBuild compile_candidate(const Environment& env, const LabSpec& spec, co
 }
 
 void link_candidate(const Environment& env, const LabSpec& spec, const LabBuild& lab, CandidateBuild& build,
-                    const fs::path& workdir, const std::string& name) {
+                    const fs::path& workdir, const std::string& name, const std::vector<std::string>& extra_flags) {
   std::vector<fs::path> all = lab.harness_objects;
   all.insert(all.end(), build.student_objects.begin(), build.student_objects.end());
   build.executable = workdir / name;
-  if (!run_step(link_command(env, spec, lab.gpu_arch, all, build.executable, Side::candidate), workdir, student_compile_seconds, build.log))
+  std::vector<std::string> argv = link_command(env, spec, lab.gpu_arch, all, build.executable, Side::candidate);
+  argv.insert(argv.begin() + 1, extra_flags.begin(), extra_flags.end());
+  if (!run_student_step(argv, workdir,
+                        {workdir, lab.dir, spec.dir, env.root, env.cache}, build))
     build.verdict = Verdict::build_error;
 }
 

@@ -57,8 +57,10 @@ CandidateBuild compile_candidate(const Environment& env, const LabSpec& spec, co
                                  const std::vector<std::string>& extra_flags = {}, const std::string& name = "candidate");
 
 // Links the compiled student objects with the lab's harness into build.executable (workdir/<name>).
+// `extra_flags` go on the link line too (-fsanitize=address needs its runtime).
 void link_candidate(const Environment& env, const LabSpec& spec, const LabBuild& lab, CandidateBuild& build,
-                    const std::filesystem::path& workdir, const std::string& name = "candidate");
+                    const std::filesystem::path& workdir, const std::string& name = "candidate",
+                    const std::vector<std::string>& extra_flags = {});
 
 // The compute capability of the first CUDA GPU ("sm_90"), or empty when none answers.
 std::string detect_gpu_arch();

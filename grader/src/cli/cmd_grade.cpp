@@ -1,6 +1,7 @@
 // grader grade LAB (or just `grader LAB`): grades one submission and prints the report.
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
@@ -12,6 +13,7 @@
 #include "cli/values.h"
 #include "core/atomic_file.h"
 #include "core/scratch.h"
+#include "pipeline/dump_case.h"
 #include "pipeline/grade.h"
 #include "report/writers.h"
 
@@ -28,8 +30,55 @@ struct GradeCommand {
   bool hidden = false;
   bool keep = false;
   std::optional<std::string> seed;  // read whole by parse_whole_number: CLI11 wrapped "-1" to 2^64-1
-  std::string sanitize;
+  std::string sanitize;  // "auto" when given bare: compute-sanitizer's memcheck on a CUDA lab, address,undefined on a CPU lab
+  std::optional<std::string> only;
+  std::optional<std::string> dump_case;
 };
+
+// --sanitize with or without a value, checked against the kind of lab.
+std::string sanitizer_for(const LabSpec& spec, const std::string& asked) {
+  if (asked.empty()) return "";
+  if (asked == "auto") return spec.gpu ? "memcheck" : "address,undefined";
+  const bool compiler = is_compiler_sanitizer(asked);
+  if (spec.gpu && compiler)
+    throw CommandFailure(ExitCode::usage, "--sanitize=" + asked + " is for CPU labs; " + spec.id +
+                                              " is a CUDA lab: use --sanitize (memcheck) or --sanitize=racecheck");
+  if (!spec.gpu && !compiler)
+    throw CommandFailure(ExitCode::usage, "--sanitize=" + asked + " runs compute-sanitizer, for CUDA labs; " + spec.id +
+                                              " is a CPU lab: use --sanitize (address,undefined), --sanitize=address or --sanitize=undefined");
+  return asked;
+}
+
+void check_only(const LabSpec& spec, const std::string& only) {
+  std::string items;
+  for (const auto& item : spec.correctness) {
+    if (item.name == only) return;
+    items += "\n  " + item.name;
+  }
+  for (const auto& item : spec.performance) {
+    if (item.name == only) return;
+    items += "\n  " + item.name;
+  }
+  throw CommandFailure(ExitCode::usage, "--only: " + spec.id + " has no item '" + only + "'; its items are:" + items);
+}
+
+// --dump-case: the case's arrays into ./<lab>-case-<name>/, then a list of the files.
+void run_dump_case(const Environment& env, const LabSpec& spec, const GradeCommand& command, std::uint64_t seed) {
+  std::string folder = spec.id + "-case-";
+  for (char c : *command.dump_case) folder += std::isalnum(static_cast<unsigned char>(c)) ? c : '-';
+  try {
+    const DumpedCase dumped = dump_case(env, spec, *command.dump_case, seed, command.hidden, folder);
+    std::cout << dumped.item << " / " << dumped.name << " (seed " << seed << "): ";
+    std::cout << dumped.files.size() << " file(s); load them with numpy.load\n";
+    for (const auto& file : dumped.files) std::cout << "  " << file.string() << "\n";
+  } catch (const UnknownCase& unknown) {
+    throw CommandFailure(ExitCode::usage, std::string("--dump-case: ") + unknown.what());
+  } catch (const MissingToolchain& missing) {
+    throw CommandFailure(ExitCode::environment, missing.what());
+  } catch (const std::exception& error) {
+    throw CommandFailure(ExitCode::internal, std::string("--dump-case: ") + error.what());
+  }
+}
 
 // -o FILE: its folder exists and can be written, and FILE is not a folder. Once, a missing folder or a folder given
 // as FILE exited 0 and wrote nothing.
@@ -72,9 +121,12 @@ void run_grade(const GradeCommand& command) {
   options.quick = command.quick;
   options.include_hidden = command.hidden;
   options.keep_workdir = command.keep;
-  options.sanitize = command.sanitize;
-  if (!options.sanitize.empty() && !spec.gpu)
-    throw CommandFailure(ExitCode::usage, "--sanitize runs compute-sanitizer, for CUDA labs; " + spec.id + " is a CPU lab");
+  options.sanitize = sanitizer_for(spec, command.sanitize);
+  if (command.only) {
+    check_only(spec, *command.only);
+    options.only = *command.only;
+  }
+  if (command.dump_case) return run_dump_case(env, spec, command, options.seed);
   if (stderr_is_terminal()) {
     options.progress = [](const std::string& line) { std::cerr << "\r\033[K" << line << std::flush; };
   }
@@ -126,10 +178,16 @@ void setup_grade(CLI::App& app) {
   grade->add_option("--seed", command->seed, "replay a run: the seed its report printed");
   grade->add_flag("--hidden", command->hidden, "also run hidden cases and items (staff)");
   grade->add_flag("--keep-workdir", command->keep, "keep the work directory (for debugging the grader)");
-  grade->add_option("--sanitize", command->sanitize, "CUDA labs: run under compute-sanitizer (memcheck, or racecheck); correctness only")
+  grade->add_option("--sanitize", command->sanitize,
+                    "correctness only, under a memory checker: CUDA labs compute-sanitizer (memcheck, or racecheck); "
+                    "CPU labs AddressSanitizer and UBSan (address,undefined, or address, or undefined)")
       ->expected(0, 1)
-      ->default_str("memcheck")
-      ->check(CLI::IsMember({"memcheck", "racecheck"}));
+      ->default_str("auto")
+      ->check(CLI::IsMember({"auto", "memcheck", "racecheck", "address", "undefined", "address,undefined"}));
+  grade->add_option("--only", command->only, "grade one item (and the correctness items a timed one needs)");
+  grade->add_option("--dump-case", command->dump_case,
+                    "write one case's inputs and expected outputs as .npy files (CASE, or ITEM/CASE; with --seed, "
+                    "the inputs a report's run used)");
   grade->callback([command] { run_grade(*command); });
 }
 

@@ -1,7 +1,9 @@
 // grader selftest [LAB]: proves a lab sound on this machine. The reference must earn full marks; the
 // skeleton must build and run and earn no performance points; a reference that clears the top tier by
 // less than a safety margin is a warning (noise on another day could cost a correct student points). A reference
-// short of full marks only on timed items is graded a second time before that counts as a failure.
+// short of full marks only on timed items is graded a second time before that counts as a failure. Every timed
+// item's figure is shown against its tiers, and every mutant of the lab must lose the items it names
+// (cli/selftest_checks.h).
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -10,6 +12,7 @@
 
 #include "build/build.h"
 #include "cli/common.h"
+#include "cli/selftest_checks.h"
 #include "pipeline/grade.h"
 #include "report/writers.h"
 
@@ -32,6 +35,8 @@ struct LabVerdict {
   std::vector<std::string> warnings;
   double reference_score = 0, skeleton_score = 0, skeleton_performance = 0, max_score = 0;
   double seconds = 0;
+  std::vector<TimedFigure> timed;       // the reference's figure on each timed item, against its tiers
+  std::vector<MutantVerdict> mutants;   // labs/<lab>/mutants/
 };
 
 double performance_points(const Report& report) {
@@ -113,6 +118,7 @@ LabVerdict selftest_lab(const Environment& env, const LabSpec& spec, bool verbos
     reference = std::move(second);
   }
   verdict.reference_score = reference.score;
+  verdict.timed = timed_figures(spec, reference);
   if (reference.verdict == Verdict::not_run) {
     // No GPU here: still prove the skeleton builds against the same header, then report the lab as not run.
     options.submission = env.root / "skeletons" / spec.name();
@@ -147,6 +153,19 @@ LabVerdict selftest_lab(const Environment& env, const LabSpec& spec, bool verbos
     problem("the skeleton does not build and run: " + std::string(info(skeleton.verdict).label) + ": " + skeleton.verdict_details);
   if (verdict.skeleton_performance > 0)
     problem("the skeleton earns " + std::to_string(verdict.skeleton_performance) + " performance points");
+
+  // Each known mistake of the lesson must cost the items it names: the cases are shown to catch it.
+  try {
+    for (const auto& mutant : load_mutants(spec)) {
+      options.seed = fresh_seed();
+      MutantVerdict mutant_verdict = check_mutant(env, spec, mutant, options);
+      for (const auto& why : mutant_verdict.problems)
+        problem("mutant " + mutant.name + " (" + mutant.mistake + ") is not caught: " + why);
+      verdict.mutants.push_back(std::move(mutant_verdict));
+    }
+  } catch (const SpecError& error) {
+    problem(error.what());
+  }
   return verdict;
 }
 
@@ -170,6 +189,10 @@ void run_selftest(const SelftestCommand& command) {
                       {"reference_score", v.reference_score}, {"skeleton_score", v.skeleton_score},
                       {"skeleton_performance_points", v.skeleton_performance}, {"max_score", v.max_score},
                       {"seconds", v.seconds}});
+      for (const auto& figure : v.timed) labs.back()["timed"].push_back(to_json(figure));
+      for (const auto& mutant : v.mutants) labs.back()["mutants"].push_back(to_json(mutant));
+      if (v.timed.empty()) labs.back()["timed"] = nlohmann::json::array();
+      if (v.mutants.empty()) labs.back()["mutants"] = nlohmann::json::array();
       continue;
     }
     // Not run (no GPU) and nothing else wrong: skipped, not failed.
@@ -181,6 +204,13 @@ void run_selftest(const SelftestCommand& command) {
     std::printf("%-20s %s  reference %.1f/%.0f  skeleton %.1f/%.0f (%.1f performance points)  %.1f s\n", v.lab.c_str(),
                 v.ok ? "ok  " : "FAIL", v.reference_score, v.max_score, v.skeleton_score, v.max_score,
                 v.skeleton_performance, v.seconds);
+    for (const auto& figure : v.timed) std::printf("    timed: %s\n", describe(figure).c_str());
+    for (const auto& mutant : v.mutants)
+      if (mutant.caught) {
+        std::string failed;
+        for (const auto& line : mutant.failed) failed += (failed.empty() ? "" : "; ") + line;
+        std::printf("    mutant %s: caught (%s)\n", mutant.name.c_str(), failed.c_str());
+      }
     for (const auto& p : v.problems) std::printf("    problem: %s\n", p.c_str());
     for (const auto& w : v.warnings) std::printf("    warning: %s\n", w.c_str());
   }

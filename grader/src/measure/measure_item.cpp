@@ -91,6 +91,19 @@ bool measure_item(const PerformanceItem& item, const MeasureInputs& in, MeasureC
   m.baseline.label = std::string(baseline_is_candidate_code ? "candidate " : "judge ") + baseline_variant;
   Timing cap;  // the judge's cap of a candidate baseline (baseline.cap), timed in the same rounds
   cap.label = "judge " + item.baseline.cap;
+  // Rows that differ only in a parameter (lab3's scaling: all threads against one) name it, or both would
+  // read "candidate matmul".
+  auto shown = [](double value) {
+    std::ostringstream text;
+    text << value;
+    return text.str();
+  };
+  for (const auto& override : item.baseline.params) {
+    if (const auto found = in.params.find(override.name); found != in.params.end())
+      m.candidate.label += " " + override.name + "=" + shown(found->second);
+    if (const auto found = in.baseline_params.find(override.name); found != in.baseline_params.end())
+      m.baseline.label += " " + override.name + "=" + shown(found->second);
+  }
   const auto start = steady::now();
   int reps_per_round = 1;
   const double command_timeout = timeout;
@@ -204,8 +217,8 @@ bool measure_item(const PerformanceItem& item, const MeasureInputs& in, MeasureC
   // function, so the judge's outputs are the expected ones; a candidate version whose outputs are wrong is
   // labelled so, not timed.
   for (const auto& entry : item.compare) {
-    const bool on_candidate = entry.rfind("candidate:", 0) == 0;
-    const std::string variant = on_candidate ? entry.substr(std::string("candidate:").size()) : entry;
+    const bool on_candidate = entry.rfind(candidate_compare_prefix, 0) == 0;
+    const std::string variant = on_candidate ? entry.substr(candidate_compare_prefix.size()) : entry;
     Worker& worker = on_candidate ? cand : j;
     TimedCalls calls;
     Timing t;

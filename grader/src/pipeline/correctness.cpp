@@ -1,6 +1,7 @@
 // correctness.cpp: stages 5 and 6 for the correctness items. Every case of an item, with every variant it lists,
 // runs in the judge (the expected outputs, unless a dataset gives them) and in the candidate, and the outputs are
 // compared (check/outputs.h). One bad case costs its item, never the grading.
+#include <algorithm>
 #include <set>
 
 #include "check/outputs.h"
@@ -62,7 +63,7 @@ void Grading::grade_correctness(const CorrectnessItem& item, TestResult& test) {
     const Tolerance& tolerance = tolerance_for(spec_, item.tolerance, c.tolerance);
 
     bool judge_ready = false;
-    bool candidate_ready = false;
+    std::set<std::string> candidates_ready;  // variants whose process holds this case's inputs
     for (const auto& variant : item.variants) {
       CaseResult result{c.name, variant, Verdict::passed, "", c.visibility};
       // One hang costs the whole item already; waiting out every later case would only slow the report.
@@ -87,10 +88,11 @@ void Grading::grade_correctness(const CorrectnessItem& item, TestResult& test) {
         }
       }
       if (result.verdict == Verdict::passed) {
-        Worker& cand = candidate_for(item);
-        if (!candidate_ready) {
-          candidate_ready = cand.alive() && cand.setup(params, seed, supplied, judge_timeout());
-          if (!candidate_ready && cand.failure().verdict == Verdict::passed) candidate_ready = false;
+        Worker& cand = candidate_for(item, variant);
+        bool candidate_ready = candidates_ready.count(variant) > 0;
+        if (!candidate_ready && cand.alive() && cand.setup(params, seed, supplied, judge_timeout())) {
+          candidate_ready = true;
+          candidates_ready.insert(variant);
         }
         std::vector<Array> got;
         double seconds = 0;
@@ -102,7 +104,7 @@ void Grading::grade_correctness(const CorrectnessItem& item, TestResult& test) {
         } else if (!cand.run(variant, timeout, got, seconds)) {
           result.verdict = cand.failure().verdict;
           result.details = cand.failure().details;
-          if (!cand.alive()) candidate_ready = false;
+          if (!cand.alive()) candidates_ready.erase(variant);
         } else {
           OutputsCheck check = check_outputs(got, expected, tolerance);
           if (check.oracle_invalid) {
@@ -113,7 +115,9 @@ void Grading::grade_correctness(const CorrectnessItem& item, TestResult& test) {
             result.details = check.summary;
           }
         }
-        retire_if_dead(item);
+        // The report names the function: each variant runs in its own process, so this one's code crashed it.
+        if (result.verdict == Verdict::crash) result.details = "the " + variant + " version crashed: " + result.details;
+        retire_if_dead(item, variant);
       }
       if (result.verdict != Verdict::passed && first_failure == Verdict::passed) {
         first_failure = result.verdict;
@@ -125,6 +129,10 @@ void Grading::grade_correctness(const CorrectnessItem& item, TestResult& test) {
       test.cases.push_back(std::move(result));
     }
   }
+
+  // A process that failed may carry damage no one has seen yet (a heap it overran): the next item starts afresh.
+  for (const auto& variant : item.variants)
+    if (variant_failures_.count(variant)) retire_variant(item, variant);
 
   test.verdict = first_failure;
   test.details = first_failure == Verdict::passed ? std::to_string(graded) + " runs passed" : first_details;
@@ -142,14 +150,28 @@ void Grading::grade_correctness(const CorrectnessItem& item, TestResult& test) {
   item_verdicts_[item.name] = test.verdict;
 }
 
-bool Grading::prerequisites_passed(const PerformanceItem& item, std::string& missing) const {
+std::vector<std::string> Grading::required_correctness(const PerformanceItem& item) const {
   std::vector<std::string> needed = item.requires_items;
   if (needed.empty()) {
     for (const auto& c : spec_.correctness)
       for (const auto& v : c.variants)
         if (v == item.variant) needed.push_back(c.name);
   }
-  for (const auto& name : needed) {
+  return needed;
+}
+
+bool Grading::selected(const std::string& name) const {
+  if (options_.only.empty() || options_.only == name) return true;
+  for (const auto& item : spec_.performance)
+    if (item.name == options_.only) {
+      const auto needed = required_correctness(item);
+      return std::find(needed.begin(), needed.end(), name) != needed.end();
+    }
+  return false;
+}
+
+bool Grading::prerequisites_passed(const PerformanceItem& item, std::string& missing) const {
+  for (const auto& name : required_correctness(item)) {
     auto it = item_verdicts_.find(name);
     if (it == item_verdicts_.end() || (it->second != Verdict::passed && it->second != Verdict::not_run)) {
       missing += (missing.empty() ? "" : ", ") + name;

@@ -88,6 +88,28 @@ bool Grading::build_everything() {
     report_.verdict_details = "the submission does not link with the lab's harness; the linker's words are in the build log";
     return false;
   }
+  if (is_compiler_sanitizer(options_.sanitize)) return build_sanitized();
+  return true;
+}
+
+// --sanitize=address,undefined on a CPU lab: the same sources again, instrumented, and that build runs. The
+// link policy has read the plain build above (the instrumentation adds the sanitizers' own calls and a
+// constructor, which the policy would refuse); the sources are the same. -ffile-prefix-map makes the
+// sanitizers' reports name "src/matvec.cpp:25", the student's own file.
+bool Grading::build_sanitized() {
+  progress("compiling the submission again, with -fsanitize=" + options_.sanitize);
+  const std::vector<std::string> flags{"-fsanitize=" + options_.sanitize, "-fno-omit-frame-pointer", "-g",
+                                       "-ffile-prefix-map=" + workdir_.string() + "/="};
+  CandidateBuild sanitized = compile_candidate(env_, spec_, lab_, staged_sources_, workdir_, flags, "candidate-sanitized");
+  if (sanitized.verdict == Verdict::passed)
+    link_candidate(env_, spec_, lab_, sanitized, workdir_, "candidate-sanitized", {"-fsanitize=" + options_.sanitize});
+  report_.build_log += "\n# the build with -fsanitize=" + options_.sanitize + "\n" + sanitized.log;
+  if (sanitized.verdict != Verdict::passed) {
+    report_.verdict = sanitized.verdict;
+    report_.verdict_details = "the submission does not build with -fsanitize=" + options_.sanitize + "; see the build log";
+    return false;
+  }
+  candidate_build_.executable = sanitized.executable;
   return true;
 }
 
@@ -95,7 +117,16 @@ std::unique_ptr<Worker> Grading::start_worker(const fs::path& executable, const 
   const fs::path dir = workdir_ / ("run-" + role + "-" + std::to_string(++workers_started_));
   fs::create_directories(dir);
   LaunchOptions launch = worker_launch_options(spec_, executable, dir);
-  if (!options_.sanitize.empty() && is_candidate_code(executable)) {
+  if (is_compiler_sanitizer(options_.sanitize) && is_candidate_code(executable)) {
+    // AddressSanitizer reserves terabytes of shadow address space: resident memory is bounded instead. Leak
+    // checking at exit stops the process with ptrace, which the syscall filter refuses (and a leak costs nothing).
+    launch.limits.limit_address_space = false;
+    launch.environment["ASAN_OPTIONS"] = "detect_leaks=0:print_summary=1:halt_on_error=1";
+    launch.environment["UBSAN_OPTIONS"] = "print_stacktrace=1";
+    launch.limits.output_bytes = std::max<std::size_t>(launch.limits.output_bytes, 4u << 20);  // its findings
+    launch.limits.wall_seconds *= sanitizer_slowdown;
+    launch.limits.cpu_seconds *= sanitizer_slowdown;
+  } else if (!options_.sanitize.empty() && is_candidate_code(executable)) {
     // Inside the sandbox, around the worker.
     for (const auto& word : {compute_sanitizer_path(env_), std::string("--tool"), options_.sanitize,
                              std::string("--print-limit"), std::string("20")})
@@ -150,31 +181,59 @@ Grading::FlagBuild& Grading::flag_build(const std::vector<std::string>& flags) {
   return made;
 }
 
-Worker& Grading::candidate_for(const CorrectnessItem& item) {
-  if (item.build_flags.empty()) return candidate();
-  FlagBuild& built = flag_build(item.build_flags);
-  if (!built.worker || !built.worker->alive()) {
-    if (built.worker) harvest_output(*built.worker);
-    built.worker = start_worker(built.build.executable, "candidate-flags");
+Worker& Grading::candidate_for(const CorrectnessItem& item, const std::string& variant) {
+  auto& worker = variant_workers_[{item.build_flags, variant}];
+  if (!worker || !worker->alive()) {
+    if (worker) harvest_output(*worker);
+    const fs::path& executable =
+        item.build_flags.empty() ? candidate_build_.executable : flag_build(item.build_flags).build.executable;
+    worker = start_worker(executable, item.build_flags.empty() ? "candidate-" + variant : "candidate-flags-" + variant);
   }
-  return *built.worker;
+  return *worker;
 }
 
-void Grading::retire_if_dead(const CorrectnessItem& item) {
-  if (item.build_flags.empty()) return retire_candidate_if_dead();
-  FlagBuild& built = flag_build(item.build_flags);
-  if (built.worker && !built.worker->alive()) {
-    harvest_output(*built.worker);
-    built.worker.reset();
-  }
+void Grading::retire_if_dead(const CorrectnessItem& item, const std::string& variant) {
+  auto found = variant_workers_.find({item.build_flags, variant});
+  if (found != variant_workers_.end() && found->second && !found->second->alive()) retire_variant(item, variant);
+}
+
+void Grading::retire_variant(const CorrectnessItem& item, const std::string& variant) {
+  auto found = variant_workers_.find({item.build_flags, variant});
+  if (found == variant_workers_.end() || !found->second) return;
+  found->second->quit();
+  harvest_output(*found->second);
+  variant_workers_.erase(found);
+}
+
+void Grading::retire_all_variants() {
+  for (auto& [key, worker] : variant_workers_)
+    if (worker) {
+      worker->quit();
+      harvest_output(*worker);
+    }
+  variant_workers_.clear();
 }
 
 void Grading::harvest_output(Worker& worker) {
   worker.process().finish();
-  const std::string text = worker.process().stdout_text() + worker.process().stderr_text();
+  std::string text = worker.process().stdout_text() + worker.process().stderr_text();
+  // A sanitizer's stack frames name the executable by its path in the work directory: students read
+  // "candidate-sanitized+0xa0f9", not the grader's temporary folder.
+  const std::string work_prefix = workdir_.string() + "/";
+  for (auto at = text.find(work_prefix); at != std::string::npos; at = text.find(work_prefix, at)) text.erase(at, work_prefix.size());
   constexpr std::size_t shown = 4096;
   if (report_.candidate_output.size() < shown) report_.candidate_output += text.substr(0, shown - report_.candidate_output.size());
   if (options_.sanitize.empty()) return;
+  if (is_compiler_sanitizer(options_.sanitize)) {
+    // Each finding of AddressSanitizer ("ERROR: AddressSanitizer: heap-buffer-overflow") and of UBSan
+    // ("src/matvec.cpp:12:9: runtime error: ...").
+    int errors = 0;
+    for (const std::string marker : {"ERROR: AddressSanitizer", ": runtime error: "})
+      for (auto at = text.find(marker); at != std::string::npos; at = text.find(marker, at + 1)) ++errors;
+    report_.sanitizer_errors = std::max(report_.sanitizer_errors, 0) + errors;
+    if (report_.sanitizer_output.size() < 64 * 1024) report_.sanitizer_output += text.substr(0, 64 * 1024);
+    return;
+  }
   // "========= ERROR SUMMARY: 3 errors"
   const std::string marker = "ERROR SUMMARY: ";
   for (auto at = text.find(marker); at != std::string::npos; at = text.find(marker, at + 1)) {
@@ -194,6 +253,13 @@ void Grading::retire_candidate_if_dead() {
     harvest_output(*candidate_);
     candidate_.reset();
   }
+}
+
+void Grading::leave_out(TestResult& test) const {
+  test.verdict = Verdict::not_run;
+  test.max_score = 0;
+  test.score = 0;
+  test.details = "not graded in this run (--only " + options_.only + ")";
 }
 
 void Grading::run() {
@@ -241,11 +307,18 @@ void Grading::run() {
                           std::string(::geteuid() == 0 ? ", unprivileged user" : "") + "; " +
                           Sandbox::get().description();
       std::size_t index = 0;
-      for (const auto& item : spec_.correctness) grade_correctness(item, report_.tests[index++]);
+      for (const auto& item : spec_.correctness) {
+        TestResult& test = report_.tests[index++];
+        selected(item.name) ? grade_correctness(item, test) : leave_out(test);
+      }
       for (const auto& item : spec_.performance) {
         if (item.visibility != Visibility::visible && !options_.include_hidden) continue;
-        grade_performance(item, report_.tests[index++]);
+        TestResult& test = report_.tests[index++];
+        selected(item.name) ? grade_performance(item, test) : leave_out(test);
       }
+      if (!options_.only.empty())
+        report_.warnings.push_back("--only " + options_.only + ": the other items were not graded, and the total "
+                                   "counts only what was; grade without --only for the full score");
       timing_lock_ = {};
       warn_if_busy(disturbed_items_, worst_foreign_cores_);
     }
@@ -260,13 +333,11 @@ void Grading::run() {
     candidate_->quit();
     harvest_output(*candidate_);
   }
-  for (auto& [flags, built] : flag_builds_)
-    if (built.worker) {
-      built.worker->quit();
-      harvest_output(*built.worker);
-    }
+  retire_all_variants();
   if (judge_) judge_->quit();
   report_.sanitizer_tool = options_.sanitize;
+  if (!options_.sanitize.empty())
+    report_.sanitizer_program = is_compiler_sanitizer(options_.sanitize) ? "GCC sanitizers" : "compute-sanitizer";
   report_.score = 0;
   report_.max_score = 0;
   for (const auto& test : report_.tests) {
@@ -281,6 +352,10 @@ void Grading::run() {
 }
 
 }  // namespace pipeline
+
+bool is_compiler_sanitizer(const std::string& sanitize) {
+  return sanitize == "address" || sanitize == "undefined" || sanitize == "address,undefined";
+}
 
 std::uint64_t fresh_seed() {
   std::random_device device;

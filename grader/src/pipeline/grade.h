@@ -21,10 +21,16 @@ struct GradeOptions {
   bool quick = false;            // correctness only
   bool include_hidden = false;   // staff runs: hidden cases and items too
   bool keep_workdir = false;     // leave the work directory for inspection
-  std::string sanitize;          // "memcheck" or "racecheck": run the candidate under compute-sanitizer (no timing)
+  // Correctness only, no timing. CUDA labs: "memcheck" or "racecheck", the candidate under compute-sanitizer.
+  // CPU labs: "address", "undefined" or "address,undefined", the candidate built with GCC's sanitizers.
+  std::string sanitize;
+  std::string only;              // one item's name: grade it (and the correctness items a timed one needs) alone
   std::function<void(const std::string&)> progress;  // one-line status updates, may be empty
   std::mutex* performance_mutex = nullptr;  // held while timing: a batch times one submission at a time
 };
+
+// Whether `sanitize` names compiler sanitizers (a CPU lab's) rather than a compute-sanitizer tool.
+bool is_compiler_sanitizer(const std::string& sanitize);
 
 Report grade_submission(const Environment& env, const LabSpec& spec, const GradeOptions& options);
 

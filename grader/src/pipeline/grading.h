@@ -80,6 +80,9 @@ class Grading {
   // the report, once, with the items it touched.
   void warn_if_busy(const std::vector<std::string>& disturbed_items, double worst_cores);
   bool build_everything();
+  bool build_sanitized();
+  // --only: whether this item is graded in this run (the named one, and the correctness items it needs).
+  bool selected(const std::string& item) const;
   std::unique_ptr<Worker> start_worker(const fs::path& executable, const std::string& role);
   // Keeps what a candidate process that is about to go away printed (the start of it, for the student's
   // printf debugging) and, under --sanitize, compute-sanitizer's findings.
@@ -92,16 +95,24 @@ class Grading {
   struct FlagBuild {
     CandidateBuild build;
     std::string details;  // why it failed, when build.verdict is not passed
-    std::unique_ptr<Worker> worker;
   };
   FlagBuild& flag_build(const std::vector<std::string>& flags);
-  Worker& candidate_for(const CorrectnessItem& item);
-  void retire_if_dead(const CorrectnessItem& item);
+  // Correctness runs each variant (each student function) in its own candidate process, so a heap one
+  // function corrupts, or a crash it causes later, never costs another function's item.
+  Worker& candidate_for(const CorrectnessItem& item, const std::string& variant);
+  void retire_if_dead(const CorrectnessItem& item, const std::string& variant);
+  // Ends the variant's process (a fresh one serves its next item): after any failure its state is suspect.
+  void retire_variant(const CorrectnessItem& item, const std::string& variant);
+  void retire_all_variants();
   bool is_candidate_code(const fs::path& executable) const;
 
   void grade_correctness(const CorrectnessItem& item, TestResult& test);
   void grade_performance(const PerformanceItem& item, TestResult& test);
   bool prerequisites_passed(const PerformanceItem& item, std::string& missing) const;
+  // The correctness items a timed item needs passed: its `requires`, else every item that lists its variant.
+  std::vector<std::string> required_correctness(const PerformanceItem& item) const;
+  // An item --only leaves out: not run, and out of the total.
+  void leave_out(TestResult& test) const;
   // Empty when this machine can measure the item (its `requires_machine` holds), else why not.
   std::string machine_shortfall(const PerformanceItem& item) const;
   // Stages 7 and 8 for one item (measure/measure_item.h, score/score_item.h), with the workers this grading keeps.
@@ -122,7 +133,9 @@ class Grading {
   std::vector<fs::path> staged_sources_;
   CandidateBuild candidate_build_;
   std::map<std::vector<std::string>, FlagBuild> flag_builds_;
-  std::unique_ptr<Worker> candidate_;
+  std::unique_ptr<Worker> candidate_;  // the timed items' candidate: a fresh one for every measurement
+  using VariantKey = std::pair<std::vector<std::string>, std::string>;  // build flags, variant
+  std::map<VariantKey, std::unique_ptr<Worker>> variant_workers_;
   std::unique_ptr<Worker> judge_;
   int workers_started_ = 0;
   std::optional<Manifest> manifest_;

@@ -77,13 +77,15 @@ void Grading::grade_performance(const PerformanceItem& item, TestResult& test) {
     // is something to time, so students who fail correctness never queue for it.
     if (!timing_lock_.owns_lock()) {
       if (options_.performance_mutex != nullptr) timing_lock_ = std::unique_lock<std::mutex>(*options_.performance_mutex);
-      // The race detectors' build of the submission is done with: it must not run beside the timing.
-      for (auto& [flags, built] : flag_builds_)
-        if (built.worker) {
-          built.worker->quit();
-          harvest_output(*built.worker);
-          built.worker.reset();
-        }
+      // Correctness is done with its processes (the race detectors' build among them): none may run
+      // beside the timing.
+      retire_all_variants();
+    }
+    // A fresh candidate for every measurement: nothing an earlier item's calls did is inherited.
+    if (candidate_) {
+      candidate_->quit();
+      harvest_output(*candidate_);
+      candidate_.reset();
     }
     const ForeignLoad load;
     measure(item, test);

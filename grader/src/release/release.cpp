@@ -9,6 +9,7 @@
 
 #include "data/manifest.h"
 #include "release/leaks.h"
+#include "release/readme.h"
 
 namespace grader {
 
@@ -199,9 +200,20 @@ void release_lab(Writer& writer, const LabSpec& spec, ReleaseSummary& summary, W
 
   const fs::path lab = fs::path("labs") / spec.name();
   const fs::path toml = lab / "lab.toml";
-  writer.copy_tree(lab, [&](const fs::path& path) { return path == toml ? "rewritten" : ""; });
+  writer.copy_tree(lab, [&](const fs::path& path) -> std::string {
+    if (path == toml || path == lab / "README.md") return "rewritten";
+    // Mutants (spec/mutants.h) are the reference with one mistake: near-solutions, for selftest only.
+    if (path == lab / "mutants") return "the lab's mutants: the solution with one known mistake each";
+    return "";
+  });
   auto& left = writer.summary().left_out;  // lab.toml is not left out: it is written below, without hidden cases
   left.erase(std::find(left.begin(), left.end(), toml.string() + " (rewritten)"));
+  // The handout without its staff blocks (the scaffold's note to the author, release/readme.h).
+  const fs::path handout = lab / "README.md";
+  if (const auto at = std::find(left.begin(), left.end(), handout.string() + " (rewritten)"); at != left.end()) {
+    left.erase(at);
+    writer.write_file(handout, student_readme(read_text(writer.root() / handout), staff_docs(), handout.string()));
+  }
   writer.write_file(toml, stripped.text);
 
   LabSpec shipped;
@@ -287,7 +299,8 @@ ReleaseSummary write_release(const Environment& env, const std::vector<LabSpec>&
         writer.leave_out(name + (entry.is_directory() ? "/" : "") + " (" + why_left_out(name) + ")");
         continue;
       }
-      if (entry.is_regular_file()) writer.copy_file(name);
+      if (name == "README.md") writer.write_file(name, student_readme(read_text(entry.path()), staff_docs()));
+      else if (entry.is_regular_file()) writer.copy_file(name);
       else if (name == "grader")
         writer.copy_tree("grader", [](const fs::path& path) {
           return path == "grader/templates" ? "new-lab's templates, with the scaffold's reference solution" : "";

@@ -99,7 +99,7 @@ json to_json(const Report& report) {
           {"machine", machine},
           {"wall_seconds", report.wall_seconds},
           {"sanitizer", report.sanitizer_tool.empty() ? json(nullptr)
-                                                      : json{{"tool", report.sanitizer_tool},
+                                                      : json{{"tool", report.sanitizer_tool}, {"program", report.sanitizer_program},
                                                              {"errors", report.sanitizer_errors},
                                                              {"output", report.sanitizer_output}}},
           {"tests", tests}};

@@ -44,6 +44,11 @@ struct Measurement {
   double possible_fraction = 0;  // achieved / what the threads used could physically reach; > 1.5 is SUSPECT
   double metric_value = 0;       // the number the tiers read (speedup or roofline fraction)
   double threshold_full = 0;     // the last tier's `at`, evaluated on this machine
+  struct Tier {
+    double at = 0;  // evaluated on this machine
+    double points = 0;
+  };
+  std::vector<Tier> tiers;  // every tier of the item, evaluated here (selftest shows the reference against them)
 };
 
 struct TestResult {
@@ -88,6 +93,7 @@ struct Report {
   MachineInfo machine;
   double wall_seconds = 0;
   std::string sanitizer_tool;    // "memcheck", "racecheck"; empty when not asked for
+  std::string sanitizer_program;  // "compute-sanitizer" (CUDA labs) or "GCC sanitizers" (CPU labs)
   int sanitizer_errors = -1;     // from its ERROR SUMMARY; -1 when it printed none
   std::string sanitizer_output;  // what it printed, capped
   std::string candidate_output;  // the start of what the submission printed to stdout and stderr

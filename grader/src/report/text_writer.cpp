@@ -2,6 +2,7 @@
 #include <cmath>
 #include <cstdio>
 #include <sstream>
+#include <vector>
 
 #include "report/writers.h"
 #include "core/utf8.h"
@@ -63,10 +64,13 @@ std::string marker(const Style& style, Verdict verdict) {
   }
 }
 
+// Three significant digits at least, never fewer than two decimals: a small kernel's 0.0042 GB/s is not "0.00".
+std::string rate(double value) { return value >= 1 ? format("%.2f", value) : format("%.3g", value); }
+
 std::string rates(const Timing& t) {
   std::string line = pad(duration(t.median), 11);
-  line += pad(t.gflops > 0 ? format("%.2f", t.gflops) : "-", 9);
-  line += pad(t.gbps > 0 ? format("%.2f", t.gbps) : "-", 9);
+  line += pad(t.gflops > 0 ? rate(t.gflops) : "-", 9);
+  line += pad(t.gbps > 0 ? rate(t.gbps) : "-", 9);
   return line;
 }
 
@@ -109,17 +113,22 @@ std::string render_text(const Report& report, bool colour) {
     out << "\n" << style.bold("correctness") << "\n";
     for (const auto& test : report.tests) {
       if (test.kind != TestKind::correctness) continue;
+      // A failing item's cases are listed below it, so its line says how many failed rather than repeat the first.
+      std::vector<const CaseResult*> failing;
+      for (const auto& c : test.cases)
+        if (c.verdict != Verdict::passed && c.verdict != Verdict::not_run) failing.push_back(&c);
+      std::string summary = test.details;
+      if (!failing.empty())
+        summary = std::to_string(failing.size()) + " of " + std::to_string(test.cases.size()) + " runs failed:";
       out << "  " << marker(style, test.verdict) << "  " << pad(test.name, correctness_width) << pad(points(test.score, test.max_score), 10)
-          << "  " << (test.verdict == Verdict::passed ? style.dim(test.details) : test.details) << "\n";
-      int shown = 0;
-      for (const auto& c : test.cases) {
-        if (c.verdict == Verdict::passed || c.verdict == Verdict::not_run) continue;
-        if (++shown > 4) {
-          out << "        ...\n";
-          break;
-        }
+          << "  " << (test.verdict == Verdict::passed ? style.dim(summary) : summary) << "\n";
+      constexpr std::size_t listed = 4;
+      for (std::size_t i = 0; i < failing.size() && i < listed; ++i) {
+        const CaseResult& c = *failing[i];
         out << "        " << c.name << " [" << c.variant << "]: " << info(c.verdict).label << ": " << c.details << "\n";
       }
+      if (failing.size() > listed)
+        out << "        ... and " << failing.size() - listed << " more failing run(s), not shown (--format json lists every one)\n";
     }
   }
   if (any_performance) {
@@ -130,12 +139,18 @@ std::string render_text(const Report& report, bool colour) {
           << "\n";
       if (test.measurement) {
         const Measurement& me = *test.measurement;
-        out << "        " << pad(me.candidate.label, 26) << rates(me.candidate)
+        // The label column fits the longest label ("candidate matmul nthreads=16"), so the figures line up.
+        std::size_t label_width = std::max({std::size_t{26}, me.candidate.label.size() + 2, me.baseline.label.size() + 2});
+        // A comparison row that failed carries its reason in the label: that one may run past the column.
+        for (const auto& t : me.compare)
+          if (t.label.size() < 40) label_width = std::max(label_width, t.label.size() + 2);
+        out << "        " << pad(me.candidate.label, label_width) << rates(me.candidate)
             << pad(me.roofline_fraction > 0 ? format("%.0f%%", 100 * me.roofline_fraction) : "-", 7)
             << format("%.2fx", me.speedup) << " [" << format("%.2f", me.speedup_low) << "-" << format("%.2f", me.speedup_high)
             << "]\n";
-        out << "        " << pad(me.baseline.label, 26) << rates(me.baseline) << "\n";
-        for (const auto& t : me.compare) out << "        " << pad(t.label, 26) << rates(t) << style.dim("(for comparison)") << "\n";
+        out << "        " << pad(me.baseline.label, label_width) << rates(me.baseline) << "\n";
+        for (const auto& t : me.compare)
+          out << "        " << pad(t.label, label_width) << rates(t) << style.dim("(for comparison)") << "\n";
         if (!me.roofline_bound.empty()) out << "        " << style.dim("roofline bound: " + me.roofline_bound) << "\n";
       }
       if (!test.details.empty()) out << "        " << test.details << "\n";
@@ -149,7 +164,7 @@ std::string render_text(const Report& report, bool colour) {
     for (int count = 0; std::getline(lines, line) && count < 20; ++count) out << "  | " << line << "\n";
   }
   if (!report.sanitizer_tool.empty()) {
-    out << "\n" << style.bold("compute-sanitizer (" + report.sanitizer_tool + ")") << ": ";
+    out << "\n" << style.bold(report.sanitizer_program + " (" + report.sanitizer_tool + ")") << ": ";
     if (report.sanitizer_errors < 0) out << "no summary printed\n";
     else if (report.sanitizer_errors == 0) out << style.good("no errors") << "\n";
     else out << style.bad(std::to_string(report.sanitizer_errors) + " error(s)") << "\n" << report.sanitizer_output << "\n";

@@ -73,6 +73,17 @@ bool Worker::fail_from_ending() {
       named_call = true;
     }
   }
+  // A sanitizer that stopped the process (--sanitize=address,undefined) ends its report with one line saying
+  // what and where: "SUMMARY: AddressSanitizer: heap-buffer-overflow src/matvec.cpp:25 in matvec_unrolled".
+  const std::string& errors = process_.stderr_text();
+  if (const auto summary = errors.rfind("SUMMARY: "); summary != std::string::npos && !named_call &&
+                                                      errors.find("Sanitizer", summary) != std::string::npos) {
+    const auto start = summary + std::string("SUMMARY: ").size();
+    const auto end = errors.find('\n', start);
+    failure_ = {Verdict::crash, errors.substr(start, end == std::string::npos ? std::string::npos : end - start) +
+                                    " (the sanitizer's full report is in the report's sanitizer section)"};
+    return false;
+  }
   // The last words on stderr usually say why (a CUDA error, an assertion, an uncaught exception).
   if ((failure_.verdict == Verdict::crash || failure_.verdict == Verdict::no_completion) && !named_call) {
     std::string tail = process_.stderr_text();

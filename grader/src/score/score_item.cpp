@@ -24,6 +24,8 @@ void score_measurement(const PerformanceItem& item, const Variables& scope, Test
   std::vector<EvaluatedTier> tiers;
   for (const auto& tier : item.tiers) tiers.push_back({tier.at.evaluate(scope), tier.points});
   m.threshold_full = tiers.empty() ? 0 : tiers.back().at;
+  m.tiers.clear();
+  for (const auto& tier : tiers) m.tiers.push_back({tier.at, tier.points});
 
   if (item.metric == Metric::roofline && m.roofline_fraction <= 0) {
     test.verdict = Verdict::internal_error;

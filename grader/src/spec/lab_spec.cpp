@@ -151,7 +151,7 @@ void read_build_section(const SpecTable& root, LabSpec& spec) {
   BuildSpec& out = spec.build;
 
   if (auto language = build.optional("language")) {
-    out.language = language->as_choice({"c++", "cuda"}) == 0 ? "c++" : "cuda";
+    out.language = language->as_choice(known_spec_values("build.language")) == 0 ? "c++" : "cuda";
     if (out.language == "cuda" && !spec.gpu) {
       language->fail("language \"cuda\" needs gpu = true in [lab], so the grader knows the lab needs a GPU to run");
     }

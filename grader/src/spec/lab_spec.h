@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "spec/expr.h"
@@ -213,5 +214,15 @@ LabSpec load_lab_spec(const std::filesystem::path& lab_dir);
 // Every key path the parser accepts ("lab.id", "correctness[].cases[].dataset", ...), so a test can
 // prove docs/lab-toml.md lists each one.
 const std::vector<std::string>& known_spec_keys();
+
+// An element of performance[].compare written "candidate:<variant>" times the student's own variant; any other
+// names a judge variant.
+inline constexpr std::string_view candidate_compare_prefix = "candidate:";
+
+// The values with a meaning of their own, by key path: the parser accepts exactly these for a choice
+// ("judge", "candidate" for performance[].baseline.process), and lists the forms of a free value
+// ("candidate:<variant>" in performance[].compare), so a test can prove docs/lab-toml.md shows each one.
+const std::vector<std::string>& known_spec_values(std::string_view key);
+const std::vector<std::pair<std::string, std::vector<std::string>>>& known_spec_value_forms();
 
 }  // namespace grader

@@ -163,7 +163,7 @@ class UniqueNames {
 
 Visibility read_visibility(const SpecField& field) {
   constexpr std::array<Visibility, 3> values{Visibility::visible, Visibility::hidden, Visibility::after_due_date};
-  return values[field.as_choice({"visible", "hidden", "after_due_date"})];
+  return values[field.as_choice(known_spec_values("visibility"))];
 }
 
 std::optional<Tolerance> read_optional_tolerance(const SpecTable& table, const Tolerance& inherited) {
@@ -227,7 +227,7 @@ BaselineSpec read_baseline(const SpecTable& table, const std::vector<ParamField>
                            const std::string& item_variant) {
   BaselineSpec baseline;
   if (auto process = table.optional("process")) {
-    baseline.process = process->as_choice({"judge", "candidate"}) == 0 ? BaselineSpec::Process::judge
+    baseline.process = process->as_choice(known_spec_values("performance[].baseline.process")) == 0 ? BaselineSpec::Process::judge
                                                                        : BaselineSpec::Process::candidate;
   }
   if (auto variant = table.optional("variant")) baseline.variant = variant->as_string();
@@ -337,8 +337,8 @@ PerformanceItem read_performance_item(const SpecTable& table, const std::vector<
   }
 
   if (auto precision = table.optional("precision"))
-    item.precision = precision->as_choice({"fp32", "fp64"}) == 0 ? "fp32" : "fp64";
-  if (auto memory = table.optional("memory")) item.read_only_memory = memory->as_choice({"read_write", "read"}) == 1;
+    item.precision = precision->as_choice(known_spec_values("performance[].precision")) == 0 ? "fp32" : "fp64";
+  if (auto memory = table.optional("memory")) item.read_only_memory = memory->as_choice(known_spec_values("performance[].memory")) == 1;
   if (auto needs = table.optional("requires_machine")) {
     for (const SpecField& entry : needs->as_entries()) {
       if (!is_machine_variable(entry.key()))
@@ -347,7 +347,7 @@ PerformanceItem read_performance_item(const SpecTable& table, const std::vector<
     }
   }
   if (auto metric = table.optional("metric")) {
-    item.metric = metric->as_choice({"speedup", "roofline"}) == 0 ? Metric::speedup : Metric::roofline;
+    item.metric = metric->as_choice(known_spec_values("performance[].metric")) == 0 ? Metric::speedup : Metric::roofline;
     if (item.metric == Metric::roofline && !item.flops && !item.bytes) {
       metric->fail(
           "metric \"roofline\" needs 'flops' or 'bytes' (or both) to know which peak the benchmark "

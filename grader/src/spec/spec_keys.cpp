@@ -100,4 +100,23 @@ const std::vector<std::string>& known_spec_keys() {
   return keys;
 }
 
+const std::vector<std::pair<std::string, std::vector<std::string>>>& known_spec_value_forms() {
+  static const std::vector<std::pair<std::string, std::vector<std::string>>> forms{
+      {"build.language", {"c++", "cuda"}},
+      {"visibility", {"visible", "hidden", "after_due_date"}},  // of a case and of a performance item
+      {"performance[].baseline.process", {"judge", "candidate"}},
+      {"performance[].compare", {"<variant>", std::string(candidate_compare_prefix) + "<variant>"}},
+      {"performance[].metric", {"speedup", "roofline"}},
+      {"performance[].precision", {"fp32", "fp64"}},
+      {"performance[].memory", {"read_write", "read"}},
+  };
+  return forms;
+}
+
+const std::vector<std::string>& known_spec_values(std::string_view key) {
+  for (const auto& [name, values] : known_spec_value_forms())
+    if (name == key) return values;
+  throw std::logic_error("no value forms are listed for '" + std::string(key) + "'");
+}
+
 }  // namespace grader

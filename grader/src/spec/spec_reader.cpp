@@ -202,6 +202,16 @@ int SpecField::as_int_at_least(int minimum) const {
   return static_cast<int>(value);
 }
 
+std::size_t SpecField::as_choice(const std::vector<std::string>& choices) const {
+  const std::string value = as_string();
+  std::string listed;
+  for (std::size_t index = 0; index < choices.size(); ++index) {
+    if (value == choices[index]) return index;
+    listed += (index == 0 ? "\"" : ", \"") + choices[index] + "\"";
+  }
+  fail("expected one of " + listed + " for " + label_ + ", got \"" + value + "\"");
+}
+
 std::size_t SpecField::as_choice(std::initializer_list<std::string_view> choices) const {
   const std::string value = as_string();
   std::string listed;

@@ -65,6 +65,7 @@ class SpecField {
   std::int64_t as_integer_in(std::int64_t minimum, std::int64_t maximum) const;
   // One of `choices`, returned as its index: as_choice({"judge", "candidate"}) is 1 for "candidate".
   std::size_t as_choice(std::initializer_list<std::string_view> choices) const;
+  std::size_t as_choice(const std::vector<std::string>& choices) const;  // known_spec_values(key)
   // A number becomes a constant; a string is parsed, and a syntax error is placed at its column in the file.
   Expr as_expr() const;
 

@@ -1,0 +1,108 @@
+// test_handouts.cpp: the numbers students and authors read in prose agree with the lab.toml the grader reads.
+// A handout written once and a lab.toml tuned later drift apart (lab 1's handout said atol 1e-12 while its
+// lab.toml had 1e-10): each check below reads both and fails on the first difference.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+
+#include "spec/lab_spec.h"
+
+namespace fs = std::filesystem;
+using namespace grader;
+
+namespace {
+
+const fs::path course = fs::path(TESTS_DIR) / "..";
+
+std::string read(const fs::path& path) {
+  std::ifstream in(path);
+  REQUIRE_MESSAGE(in.good(), "cannot open " << path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::string one_line(std::string text) {
+  text = std::regex_replace(text, std::regex("\\s+"), " ");
+  return text;
+}
+
+std::vector<LabSpec> labs() {
+  std::vector<LabSpec> specs;
+  for (const auto& entry : fs::directory_iterator(course / "labs"))
+    if (fs::exists(entry.path() / "lab.toml") && fs::exists(entry.path() / "README.md"))
+      specs.push_back(load_lab_spec(entry.path()));
+  REQUIRE_FALSE(specs.empty());
+  return specs;
+}
+
+bool same(double a, double b) { return std::abs(a - b) <= 1e-9 * std::max(std::abs(a), std::abs(b)); }
+
+}  // namespace
+
+TEST_CASE("each handout's tolerance formula and total are its lab.toml's") {
+  for (const LabSpec& spec : labs()) {
+    CAPTURE(spec.name());
+    const std::string handout = one_line(read(spec.dir / "README.md"));
+    // "|yours - judge| <= 1e-10 + 1e-12 * |judge|": atol, then rtol.
+    const std::regex formula(R"(\|yours - (?:judge|exact)\| <= ([0-9.eE+-]+) \+ ([0-9.eE+-]+) \* \|)");
+    std::smatch found;
+    if (std::regex_search(handout, found, formula)) {
+      CHECK_MESSAGE(same(std::stod(found[1]), spec.tolerance.atol), "the handout's atol is " << found[1]);
+      CHECK_MESSAGE(same(std::stod(found[2]), spec.tolerance.rtol), "the handout's rtol is " << found[2]);
+    }
+    const std::regex total(R"(Total: ([0-9]+) points \(([0-9]+) correctness, ([0-9]+) performance\))");
+    REQUIRE_MESSAGE(std::regex_search(handout, found, total), "no \"Total: N points (C correctness, P performance)\"");
+    double correctness = 0, performance = 0;
+    for (const auto& item : spec.correctness) correctness += item.points;
+    for (const auto& item : spec.performance) performance += item.max_points();
+    CHECK(same(std::stod(found[1]), correctness + performance));
+    CHECK(same(std::stod(found[2]), correctness));
+    CHECK(same(std::stod(found[3]), performance));
+  }
+}
+
+// The bracketed range after a speedup is explained one way: the student guide's sentence, word for word, in
+// every handout that shows a speedup.
+TEST_CASE("every handout explains the speedup's range in the student guide's words") {
+  const std::string guide = one_line(read(course / "docs" / "student-guide.md"));
+  std::smatch found;
+  REQUIRE_MESSAGE(std::regex_search(guide, found, std::regex("the range in brackets [^.]*\\.")),
+                  "the student guide no longer explains the range in brackets");
+  const std::string sentence = found[0];
+  for (const LabSpec& spec : labs()) {
+    CAPTURE(spec.name());
+    const std::string handout = one_line(read(spec.dir / "README.md"));
+    const bool speedup = std::any_of(spec.performance.begin(), spec.performance.end(),
+                                     [](const PerformanceItem& item) { return item.metric == Metric::speedup; });
+    if (!speedup) continue;
+    CHECK_MESSAGE(handout.find(sentence) != std::string::npos, "the handout does not say: " << sentence);
+  }
+}
+
+// The instructor guide's worked tolerances ("- Lab 1: ... `rtol = 1e-12` ... `atol = 1e-10` ...") quote each lab.
+TEST_CASE("the instructor guide's tolerance examples quote each lab's lab.toml") {
+  const std::string guide = read(course / "docs" / "instructor-guide.md");
+  const auto specs = labs();
+  const std::regex bullet(R"(\n- Lab ([0-9]+):([^\n]*(?:\n  [^\n]*)*))");
+  int quoted = 0;
+  for (auto it = std::sregex_iterator(guide.begin(), guide.end(), bullet); it != std::sregex_iterator(); ++it) {
+    const std::string id = "lab" + (*it)[1].str();
+    const std::string text = (*it)[2];
+    const auto spec = std::find_if(specs.begin(), specs.end(), [&](const LabSpec& s) { return s.id == id; });
+    if (spec == specs.end()) continue;
+    CAPTURE(id);
+    const std::regex value(R"(`(rtol|atol) = ([0-9.eE+-]+)`)");
+    for (auto v = std::sregex_iterator(text.begin(), text.end(), value); v != std::sregex_iterator(); ++v) {
+      const double quoted_value = std::stod((*v)[2]);
+      CHECK_MESSAGE(same(quoted_value, (*v)[1] == "rtol" ? spec->tolerance.rtol : spec->tolerance.atol),
+                    (*v)[0] << " is not " << id << "'s lab.toml");
+      ++quoted;
+    }
+  }
+  CHECK(quoted > 0);
+}

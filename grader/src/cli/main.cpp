@@ -5,6 +5,7 @@
 //   grader selftest [LAB]            prove a lab sound on this machine
 //   grader calibrate                 measure this machine's roofline
 //   grader datasets generate|verify  public test data
+//   grader export gradescope LAB     an autograder for a course platform
 #include <CLI/CLI.hpp>
 #include <iostream>
 
@@ -55,6 +56,7 @@ int main(int argc, char** argv) {
   grader::setup_batch(app);
   grader::setup_new_lab(app);
   grader::setup_release(app);
+  grader::setup_export(app);
 
   // Every way out of main removes this process's work folders (core/scratch.h); a killed grader's are reaped by the next.
   struct RemoveScratch {

@@ -167,6 +167,7 @@ class Context:
     def course_with_hidden_item(self):
         """A copy of the course whose lab1 has a hidden benchmark too, so hidden items reach the results."""
         course = os.path.join(self.work, "course")
+        os.makedirs(course)
         for entry in ("CMakeLists.txt", "README.md", "grader", "bench", "docs"):
             source = os.path.join(self.root, entry)
             if os.path.isdir(source):
@@ -379,7 +380,7 @@ def check_batch_canvas(ctx):
     with open(os.path.join(out, "canvas.csv"), newline="", encoding="utf-8") as f:
         rows = list(csv.reader(f))
     check(rows[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "Lab 1 (12)"], "header %r" % rows[0])
-    check(rows[1] == ["Points Possible", "", "", "", "", "40"], "points possible %r" % rows[1])
+    check(rows[1] == ["Points Possible", "", "", "", "", "80"], "points possible %r" % rows[1])
     by_id = {row[1]: row for row in rows[2:]}
     check(by_id["4242"][5] == "40", "jdoe's --quick score (40: correctness only) is %r" % by_id["4242"][5])
     check(by_id["4343"][5] == "0", "rroe-late (mapped to s1002, does not compile) is %r" % by_id["4343"][5])

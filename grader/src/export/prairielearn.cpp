@@ -84,6 +84,7 @@ ExportSummary export_prairielearn(const Environment& env, const LabSpec& spec, c
   copy_platform_file(env, "prairielearn/grade.sh", stage / "serverFilesCourse" / entrypoint_folder / "grade.sh");
   write_text_file(question / "info.json", json_text(info_json(spec, options)));
   write_text_file(question / "question.html", question_html(spec));
+  fs::create_directories(question / "tests");
   fs::copy_file(image / "platform" / "export.env", question / "tests" / "export.env");
   write_hidden_parts(env, spec, question / "tests" / "course");
   check_no_reference_leaks(env, stage);

@@ -43,7 +43,6 @@ json to_prairielearn(const Report& report) {
   json results = {{"gradable", gradable(report.verdict)},
                   {"score", std::clamp(fraction, 0.0, 1.0)},
                   {"message", gradescope["output"]},
-                  {"output", gradescope["output"]},
                   {"tests", tests}};
   if (!gradable(report.verdict)) results["format_errors"] = json::array({gradescope["output"]});
   return results;

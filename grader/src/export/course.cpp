@@ -1,8 +1,11 @@
 // course.cpp: the release, the hidden parts put back, the platform scripts and the leak scan (course.h).
 #include "export/course.h"
 
+#include <stdlib.h>
+
 #include <fstream>
 
+#include "core/scratch.h"
 #include "release/leaks.h"
 #include "release/release.h"
 
@@ -41,6 +44,20 @@ std::string points_text(double points) {
 }
 
 }  // namespace
+
+fs::path staging_folder(const Environment& env, const std::string& name) {
+  const fs::path root = fs::weakly_canonical(env.root);
+  fs::path parent = fs::weakly_canonical(scratch_root());
+  const fs::path relative = parent.lexically_relative(root);
+  if (!relative.empty() && *relative.begin() != "..") {
+    std::string pattern = "/tmp/grader-export-XXXXXX";
+    if (::mkdtemp(pattern.data()) == nullptr) throw ExportError("cannot make a folder under /tmp to stage the export in");
+    return pattern;
+  }
+  const fs::path stage = parent / name;
+  fs::remove_all(stage);
+  return stage;
+}
 
 void write_released_course(const Environment& env, const LabSpec& spec, const fs::path& dir) {
   try {

@@ -10,6 +10,19 @@
 
 namespace grader {
 
+// A new, empty folder to stage an export in: this process's scratch folder, or a fresh one under /tmp when that
+// lies inside the course repository (a TMPDIR in the build tree), where the release refuses to write.
+std::filesystem::path staging_folder(const Environment& env, const std::string& name);
+
+// Removes the staging folder however the export ends.
+struct RemoveWhenDone {
+  std::filesystem::path folder;
+  ~RemoveWhenDone() {
+    std::error_code ignored;
+    std::filesystem::remove_all(folder, ignored);
+  }
+};
+
 // The student release of `spec` (release/release.h) into `dir`, which must not exist or be empty. ExportError
 // when the release cannot be made.
 void write_released_course(const Environment& env, const LabSpec& spec, const std::filesystem::path& dir);

@@ -2,7 +2,6 @@
 // the target and renamed over it, so a failed export leaves no half-written zip.
 #include <unistd.h>
 
-#include "core/scratch.h"
 #include "export/course.h"
 #include "export/export.h"
 #include "export/zip.h"
@@ -20,8 +19,8 @@ void refuse_gpu_lab(const LabSpec& spec) {
 
 ExportSummary export_gradescope(const Environment& env, const LabSpec& spec, const ExportOptions& options, const fs::path& zip) {
   refuse_gpu_lab(spec);
-  const fs::path stage = scratch_root() / ("export-gradescope-" + spec.name());
-  fs::remove_all(stage);
+  const fs::path stage = staging_folder(env, "export-gradescope-" + spec.name());
+  const RemoveWhenDone remove_stage{stage};
   write_released_course(env, spec, stage / "course");
   write_hidden_parts(env, spec, stage / "course");
   write_platform_support(env, spec, options, stage / "platform");
@@ -40,7 +39,6 @@ ExportSummary export_gradescope(const Environment& env, const LabSpec& spec, con
     fs::remove(partial, ignored);
     throw;
   }
-  fs::remove_all(stage);
   summary.bytes = fs::file_size(zip);
   summary.steps = {
       "Gradescope: create a Programming Assignment worth " + std::to_string(static_cast<long>(spec.max_score())) +

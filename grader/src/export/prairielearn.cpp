@@ -2,7 +2,6 @@
 // serverFilesCourse, and the question with its info.json, question.html and tests/ (the hidden parts).
 #include <nlohmann/json.hpp>
 
-#include "core/scratch.h"
 #include "data/sha256.h"
 #include "export/course.h"
 #include "export/export.h"
@@ -73,8 +72,8 @@ std::string question_html(const LabSpec& spec) {
 
 ExportSummary export_prairielearn(const Environment& env, const LabSpec& spec, const ExportOptions& options, const fs::path& out) {
   refuse_gpu_lab(spec);
-  const fs::path stage = scratch_root() / ("export-prairielearn-" + spec.name());
-  fs::remove_all(stage);
+  const fs::path stage = staging_folder(env, "export-prairielearn-" + spec.name());
+  const RemoveWhenDone remove_stage{stage};
   const fs::path image = stage / "image";
   const fs::path question = stage / "questions" / spec.name();
   write_released_course(env, spec, image / "course");
@@ -93,7 +92,6 @@ ExportSummary export_prairielearn(const Environment& env, const LabSpec& spec, c
   summary.files = count_files(stage);
   fs::create_directories(out);
   fs::copy(stage, out, fs::copy_options::recursive);
-  fs::remove_all(stage);
   summary.steps = {
       "build and push the grading image: docker build -t " + options.image + " " + (out / "image").string() +
           " && docker push " + options.image + " (it holds no hidden case: a public registry will do)",

@@ -5,16 +5,21 @@
 #   bash grader/setup.sh --student     a student's laptop: only what grading needs (no SLURM daemons, no
 #                                      OpenBLAS for the benchmarks)
 #   bash grader/setup.sh --no-install  configure and build only, with packages already there (no sudo)
+#   bash grader/setup.sh --grader-only the grader alone, without the test suite (the Gradescope and PrairieLearn
+#                                      images that `grader export` writes)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 profile=staff
 install=1
+targets=()
+testing=ON
 for arg in "$@"; do
   case "$arg" in
     --student) profile=student ;;
     --no-install) install=0 ;;
-    *) echo "usage: bash grader/setup.sh [--student] [--no-install]" >&2; exit 2 ;;
+    --grader-only) targets=(--target grader); testing=OFF ;;
+    *) echo "usage: bash grader/setup.sh [--student] [--no-install] [--grader-only]" >&2; exit 2 ;;
   esac
 done
 
@@ -50,8 +55,8 @@ if ! bwrap --ro-bind / / --unshare-all --new-session true 2>/dev/null; then
   echo "         docs/ta-guide.md, section \"The sandbox\", says how to enable it."
 fi
 
-cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo
-cmake --build build -j "$(nproc)"
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBUILD_TESTING=$testing
+cmake --build build -j "$(nproc)" "${targets[@]}"
 echo
 echo "built: $(pwd)/build/bin/grader"
 echo "put it on your PATH:  export PATH=\"$(pwd)/build/bin:\$PATH\"   then run: grader list"

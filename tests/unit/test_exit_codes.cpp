@@ -52,7 +52,7 @@ TEST_CASE("the exit code table names each command's code once") {
 }
 
 TEST_CASE("each command's --help lists its own exit codes, not a grading's") {
-  for (const char* command : {"grade", "selftest", "batch", "new-lab", "release", "calibrate", "datasets", "list"}) {
+  for (const char* command : {"grade", "selftest", "batch", "new-lab", "release", "calibrate", "datasets", "list", "export"}) {
     INFO("grader " << command << " --help");
     const std::string help = grader_output(std::string(command) + " --help");
     REQUIRE(help.find("Exit codes:") != std::string::npos);
@@ -65,4 +65,5 @@ TEST_CASE("each command's --help lists its own exit codes, not a grading's") {
   CHECK(listed_codes(batch).count(grader::as_int(grader::ExitCode::job_refused)) == 1);
   CHECK(listed_codes(grader_output("new-lab --help")) == std::set<int>{0, 2, 4});
   CHECK(listed_codes(grader_output("release --help")) == std::set<int>{0, 1, 2, 4});
+  CHECK(listed_codes(grader_output("export gradescope --help")) == table_codes("export"));
 }

@@ -13,6 +13,7 @@
 #include <iostream>
 #include <thread>
 
+#include "batch/canvas.h"
 #include "batch/progress.h"
 #include "batch/roster.h"
 #include "batch/runner.h"
@@ -56,6 +57,10 @@ struct BatchCommand {
   bool wait = false;
   bool collect = false;
   std::optional<fs::path> array_task;
+  // Canvas (batch/canvas.h): read before grading, written after the gradebook.
+  std::optional<fs::path> canvas, canvas_map;
+  std::string canvas_assignment;
+  std::optional<CanvasRequest> canvas_request;
 };
 
 fs::path full_path(const fs::path& path) { return fs::weakly_canonical(fs::absolute(path)); }
@@ -157,8 +162,10 @@ fs::path new_submission_folder(const fs::path& out) {
 
 // --collect: the reports the array tasks stored become grades.csv and summary.md; students without one are named
 // with their task's log.
-void collect(const LabSpec& spec, const ResultStore& store, const std::vector<Submission>& roster) {
+void collect(const LabSpec& spec, const ResultStore& store, const std::vector<Submission>& roster,
+             const std::optional<CanvasRequest>& canvas) {
   const ClassOutputs outputs = write_class_outputs(spec, store, roster);
+  if (canvas) write_canvas_outputs(*canvas, spec.max_score(), store.folder(), store.all_results(), std::cerr);
   ExitCode code = report_outputs(store, outputs);
   const auto submission = latest_submission(store.folder());
   if (!outputs.not_graded.empty() && submission) {
@@ -265,7 +272,7 @@ void submit_to_slurm(const BatchCommand& command, const Environment& env, const 
     std::this_thread::sleep_for(std::chrono::seconds(3));
   }
   std::cout << "job " << job << " is over; collecting\n";
-  collect(spec, *store, read_roster(full_path(command.submissions), out));
+  collect(spec, *store, read_roster(full_path(command.submissions), out), command.canvas_request);
 }
 
 // The numbers of the command line, read whole: a wrapped or negative value is a usage error, never a silent limit.
@@ -284,6 +291,23 @@ void read_numbers(BatchCommand& command) {
       throw CommandFailure(ExitCode::usage, "--sbatch '" + extra + "' is not an sbatch option (like --reservation=exam)");
   }
   if (slurm.chunk < 0 || slurm.array_limit < 0) throw CommandFailure(ExitCode::usage, "--chunk and --array-limit are counts: 1 or more");
+}
+
+// --canvas ROSTER.csv [--canvas-map MAP.csv]: read now, so a wrong file stops the batch before anyone is graded.
+void read_canvas_request(BatchCommand& command, const LabSpec& spec) {
+  if (!command.canvas) {
+    if (command.canvas_map || !command.canvas_assignment.empty())
+      throw CommandFailure(ExitCode::usage, "--canvas-map and --canvas-assignment go with --canvas ROSTER.csv");
+    return;
+  }
+  try {
+    CanvasRequest request{read_canvas_roster(*command.canvas), {}, command.canvas_assignment};
+    if (command.canvas_map) request.map = read_submission_map(*command.canvas_map);
+    if (request.assignment.empty()) request.assignment = spec.name();
+    command.canvas_request = std::move(request);
+  } catch (const std::exception& error) {
+    throw CommandFailure(ExitCode::usage, std::string("--canvas: ") + error.what());
+  }
 }
 
 ResultStore open_store(const fs::path& out) {
@@ -309,6 +333,7 @@ void run_batch_command(BatchCommand command) {
   read_numbers(command);
   const Environment env = current_environment();
   const LabSpec spec = load_lab(env, command.lab);
+  read_canvas_request(command, spec);
   if (!fs::is_directory(command.submissions))
     throw CommandFailure(ExitCode::usage, "the submissions folder " + command.submissions.string() + " is not a folder");
   if (command.jobs < 1) throw CommandFailure(ExitCode::usage, "--jobs must be at least 1");
@@ -336,7 +361,7 @@ void run_batch_command(BatchCommand command) {
   if (command.collect) {
     if (auto existing = store->settings(); existing && existing->lab != spec.id)
       throw CommandFailure(ExitCode::usage, store->folder().string() + " holds a batch of " + existing->lab + ", not " + spec.id);
-    collect(spec, *store, roster);
+    collect(spec, *store, roster, command.canvas_request);
     return;
   }
 
@@ -413,6 +438,8 @@ void run_batch_command(BatchCommand command) {
     const ClassOutputs outputs = write_class_outputs(spec, *store, roster);
     if (report_outputs(*store, outputs) != ExitCode::all_passed && command.only.empty() && command.regrade.empty())
       code = ExitCode::internal;
+    if (command.canvas_request)
+      write_canvas_outputs(*command.canvas_request, spec.max_score(), store->folder(), store->all_results(), std::cerr);
   }
   command_result() = code;
 }
@@ -435,6 +462,9 @@ void setup_batch(CLI::App& app) {
   batch->add_option("--reason", command->reason, "why: recorded with each regrade in <out>/regrades.csv");
   batch->add_flag("--gradescope", command->gradescope, "also write gradescope/<id>.results.json, now and on every later run");
   batch->add_flag("--no-summary", command->no_summary, "do not write grades.csv and summary.md at the end");
+  batch->add_option("--canvas", command->canvas, "also write canvas.csv for Canvas's gradebook, from this roster (Canvas's export)");
+  batch->add_option("--canvas-map", command->canvas_map, "with --canvas: a CSV `submission,student` naming each submission's student");
+  batch->add_option("--canvas-assignment", command->canvas_assignment, "with --canvas: the assignment column (default: the lab's name)");
   batch->add_option("--max-archive-mb", command->max_archive_mb_text, "refuse archives that unpack to more than this")
       ->default_str("64");
   batch->add_option("--max-archive-files", command->max_archive_files_text, "refuse archives with more entries than this")

@@ -148,6 +148,8 @@ void run_grade(const GradeCommand& command) {
     rendered = json_text(to_json(report));
   } else if (command.format == "gradescope") {
     rendered = json_text(to_gradescope(report));
+  } else if (command.format == "prairielearn") {
+    rendered = json_text(to_prairielearn(report));
   } else {
     rendered = render_text(report, !command.output && stdout_wants_colour());
   }
@@ -171,8 +173,8 @@ void setup_grade(CLI::App& app) {
   auto* grade = app.add_subcommand("grade", "grade a submission (`grader lab1` is short for `grader grade lab1`)");
   grade->add_option("lab", command->lab, "the lab: lab1, matvec or lab1-matvec")->required();
   grade->add_option("--submission,-s", command->submission, "the directory to grade (default: skeletons/<lab>)");
-  grade->add_option("--format,-f", command->format, "text, json or gradescope")
-      ->check(CLI::IsMember({"text", "json", "gradescope"}));
+  grade->add_option("--format,-f", command->format, "text, json, gradescope or prairielearn")
+      ->check(CLI::IsMember({"text", "json", "gradescope", "prairielearn"}));
   grade->add_option("--output,-o", command->output, "write the report to this file instead of stdout");
   grade->add_flag("--quick,-q", command->quick, "correctness only: no timing");
   grade->add_option("--seed", command->seed, "replay a run: the seed its report printed");

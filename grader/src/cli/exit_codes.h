@@ -73,6 +73,12 @@ inline constexpr std::array exit_code_table = {
     ExitCodeInfo{"datasets", ExitCode::environment, "environment missing: no C++ compiler, or no nvcc for a CUDA lab"},
     ExitCodeInfo{"datasets", ExitCode::internal, "the judge failed to generate a dataset"},
 
+    ExitCodeInfo{"export", ExitCode::all_passed, "the autograder is written"},
+    ExitCodeInfo{"export", ExitCode::graded_failures, "export refused: something staff-only would have shipped, or the "
+                                                      "export could not be written (the message says which)"},
+    ExitCodeInfo{"export", ExitCode::usage, "bad usage: unknown lab, invalid lab.toml, a GPU lab (the platforms have "
+                                            "no GPUs: use grader batch, or --slurm), or an unusable --out"},
+
     ExitCodeInfo{"list", ExitCode::all_passed, "the labs are listed"},
     ExitCodeInfo{"list", ExitCode::usage, "bad usage, or an invalid lab.toml"},
 };

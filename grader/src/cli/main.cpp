@@ -5,6 +5,7 @@
 //   grader selftest [LAB]            prove a lab sound on this machine
 //   grader calibrate                 measure this machine's roofline
 //   grader datasets generate|verify  public test data
+//   grader export gradescope LAB     an autograder for a course platform
 #include <CLI/CLI.hpp>
 #include <iostream>
 
@@ -50,8 +51,13 @@ int main(int argc, char** argv) {
   grader::setup_batch(app);
   grader::setup_new_lab(app);
   grader::setup_release(app);
-  for (auto* command : app.get_subcommands([](const CLI::App*) { return true; }))
+  grader::setup_export(app);
+  const auto every = [](const CLI::App*) { return true; };
+  for (auto* command : app.get_subcommands(every)) {
     command->footer(grader::exit_code_help(command->get_name()));
+    // `grader export gradescope` answers as `grader export` does.
+    for (auto* platform : command->get_subcommands(every)) platform->footer(grader::exit_code_help(command->get_name()));
+  }
 
   // Every way out of main removes this process's work folders (core/scratch.h); a killed grader's are reaped by the next.
   struct RemoveScratch {

@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "report/leaderboard.h"
 #include "report/writers.h"
 
 namespace grader {
@@ -152,6 +153,7 @@ json to_gradescope(const Report& report) {
           {"test_name_format", "text"},
           {"visibility", "visible"},
           {"stdout_visibility", "hidden"},
+          {"leaderboard", gradescope_leaderboard(report)},
           {"tests", tests}};
 }
 

@@ -2,6 +2,7 @@
 //   text:       the terminal table a student reads (colour only on a terminal, NO_COLOR respected)
 //   json:       the stable schema "grader-report/1", documented in docs/student-guide.md
 //   gradescope: the results.json fields Gradescope's autograder reads
+//   prairielearn: the results.json of PrairieLearn's external grader (score 0..1, gradable, tests with points)
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -14,6 +15,7 @@ namespace grader {
 std::string render_text(const Report& report, bool colour);
 nlohmann::json to_json(const Report& report);
 nlohmann::json to_gradescope(const Report& report);
+nlohmann::json to_prairielearn(const Report& report);
 // "20 / 80", "13.3 / 80": points as every writer shows them.
 std::string points_out_of(double score, double max);
 

@@ -5,6 +5,7 @@
 
 #include "report/html_page.h"
 #include "report/roofline_svg.h"
+#include "report/writers.h"
 
 namespace grader {
 
@@ -180,6 +181,15 @@ std::string machine_line(const json& machine) {
   return line;
 }
 
+// The report's JSON inside the page, never run (a data block, which the page's policy lets no script read anyway): a
+// TA or a test can take the figures back out of any HTML report. '<' occurs only inside JSON strings, where it is
+// written \u003c, so no build log can end the block or open a comment in it.
+std::string data_island(const json& report) {
+  std::string text;
+  for (char c : json_text(report, -1)) text += c == '<' ? std::string("\\u003c") : std::string(1, c);
+  return "<script type=\"application/json\" id=\"grader-report\">" + text + "</script>\n";
+}
+
 }  // namespace
 
 std::string render_html_report(const json& report, const json& reference) {
@@ -219,6 +229,7 @@ std::string render_html_report(const json& report, const json& reference) {
                                   std::to_string(sanitizer->value("errors", -1)) + " error(s)",
                               text_of(*sanitizer, "output"));
   if (!text_of(report, "isolation").empty()) body += "<p class=\"meta\">isolation: " + escape(text_of(report, "isolation")) + "</p>\n";
+  body += data_island(report);
   return html::page(lab_name + " report: " + html::points(number_of(report, "score"), number_of(report, "max_score")), body);
 }
 

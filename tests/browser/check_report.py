@@ -46,7 +46,7 @@ class Browser:
                 "--hide-scrollbars"]
         if os.geteuid() == 0:
             args.append("--no-sandbox")  # Chromium refuses to start its sandbox as root (CI containers)
-        self.process = subprocess.Popen(args, preexec_fn=wire_fds, pass_fds=(to_browser_r, from_browser_w),
+        self.process = subprocess.Popen(args, preexec_fn=wire_fds, pass_fds=(3, 4, to_browser_r, from_browser_w),
                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         os.close(to_browser_r)
         os.close(from_browser_w)

@@ -17,6 +17,7 @@
 #include "batch/runner.h"
 #include "batch/slurm.h"
 #include "batch/store.h"
+#include "report/reference_points.h"
 #include "build/build.h"
 #include "cli/common.h"
 #include "cli/values.h"
@@ -154,7 +155,7 @@ fs::path new_submission_folder(const fs::path& out) {
 // --collect: the reports the array tasks stored become grades.csv and summary.md; students without one are named
 // with their task's log.
 void collect(const LabSpec& spec, const ResultStore& store, const std::vector<Submission>& roster) {
-  const ClassOutputs outputs = write_class_outputs(spec, store, roster);
+  const ClassOutputs outputs = write_class_outputs(spec, store, roster, load_reference_points(current_environment(), spec.name()));
   ExitCode code = report_outputs(store, outputs);
   const auto submission = latest_submission(store.folder());
   if (!outputs.not_graded.empty() && submission) {
@@ -370,7 +371,7 @@ void run_batch_command(BatchCommand command) {
 
   ExitCode code = counts.internal_errors > 0 ? ExitCode::internal : ExitCode::all_passed;
   if (!command.no_summary) {
-    const ClassOutputs outputs = write_class_outputs(spec, *store, roster);
+    const ClassOutputs outputs = write_class_outputs(spec, *store, roster, load_reference_points(env, spec.name()));
     if (report_outputs(*store, outputs) != ExitCode::all_passed && command.only.empty() && command.regrade.empty())
       code = ExitCode::internal;
   }

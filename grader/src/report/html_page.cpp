@@ -47,7 +47,7 @@ svg text{font:12px system-ui,sans-serif;fill:var(--ink)}
 .ladder .track{fill:var(--panel);stroke:var(--line)}.ladder .tier{stroke:var(--dim);stroke-width:1.5}
 .ladder .full{stroke:var(--pass);stroke-width:3}.ladder .you{fill:var(--you)}
 .bar{fill:var(--you)}
-@media (max-width:40rem){body{font-size:15px}main{padding:.6rem}.total .score{font-size:1.8rem}}
+@media (max-width:40rem){body{font-size:15px}h1{font-size:1.15rem}main{padding:.6rem}.total .score{font-size:1.8rem}}
 @media print{main{max-width:none}details>*{display:block}summary{display:none}
 *{-webkit-print-color-adjust:exact;print-color-adjust:exact}a{color:inherit}}
 )css";

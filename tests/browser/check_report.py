@@ -5,11 +5,12 @@ Standard library only: Chromium is driven through its DevTools protocol over a p
 JSON messages ending in a NUL byte, commands on fd 3, replies on fd 4).
 
   check_report.py --grader build/bin/grader --root . --out build/browser student
-      grades lab1's reference once as JSON and once as HTML (same seed), then in the page: every item of the
+      grades lab1's reference as HTML (the page carries its report's JSON), then in the page: every item of the
       JSON appears, every roofline mark sits where the JSON's figures put it (within a pixel), the page made no
       request but its own file, and a screenshot is saved (laptop and phone widths).
   check_report.py ... dashboard
-      a batch of lab1 submissions; the same checks on the class dashboard (report.html in --out).
+      a timed batch of three lab1 students; the same checks on the class dashboard (report.html in --out, a mark
+      per student per kernel) and on a student's page against the JSON stored beside it.
 
 Exits 77, saying why, where no Chromium is installed (CTest shows the test as skipped, never passed).
 """
@@ -133,7 +134,8 @@ PAGE_FACTS = r"""(() => {
   const facts = {items: [...document.querySelectorAll('[data-item]')].map(e => e.getAttribute('data-item')),
                  title: document.title, total: (document.getElementById('total') || {}).textContent,
                  loads: [], marks: [], plot: null, axes: null};
-  for (const e of document.querySelectorAll('[src],[href],[srcset],[poster],[data]'))
+  // A link loads nothing until followed (the dashboard links each student's page); anything else with an address would.
+  for (const e of document.querySelectorAll('[src],[href]:not(a),[srcset],[poster],[data]'))
     for (const a of ['src', 'href', 'srcset', 'poster', 'data']) if (e.hasAttribute(a)) facts.loads.push(e.getAttribute(a));
   for (const s of document.querySelectorAll('style')) if (/url\(|@import/.test(s.textContent)) facts.loads.push('css: ' + s.textContent.match(/url\([^)]*\)|@import[^;]*/)[0]);
   if (svg) {
@@ -219,6 +221,18 @@ def run(cmd, **kwargs):
     return subprocess.run(cmd, **kwargs)
 
 
+def load_reference(args):
+    """lab1's reference figures as `grader selftest` recorded them in the cache, or None where it has not run."""
+    folder = os.path.join(args.cache, "reference") if args.cache else None
+    if not folder or not os.path.isdir(folder):
+        return None
+    for name in os.listdir(folder):
+        if name.endswith("-lab1-matvec.json"):
+            with open(os.path.join(folder, name), encoding="utf-8") as f:
+                return json.load(f)
+    return None
+
+
 def student(args, browser, checks):
     submission = os.path.join(args.root, "reference", "lab1-matvec")
     html_path = os.path.join(args.out, "lab1-report.html")
@@ -232,16 +246,48 @@ def student(args, browser, checks):
     report = json.loads(text[start:text.index("</script>", start)])
     with open(json_path, "w", encoding="utf-8") as out:
         json.dump(report, out, indent=2)
-    reference_path = os.path.join(args.cache, "reference") if args.cache else None
-    reference = None
-    if reference_path and os.path.isdir(reference_path):
-        for name in os.listdir(reference_path):
-            if name.endswith("-lab1-matvec.json"):
-                with open(os.path.join(reference_path, name), encoding="utf-8") as f:
-                    reference = json.load(f)
+    reference = load_reference(args)
     marks = student_marks(report, reference)
     checks.check(len(marks) >= 2, "the JSON holds timed kernels to plot (%d marks)" % len(marks))
     check_page(browser, checks, html_path, marks, [t["name"] for t in report["tests"]], os.path.join(args.out, "lab1-report"))
+
+
+def dashboard(args, browser, checks):
+    """A timed batch of three lab1 students (fast, slow, wrong: tests/batch/variants): the class dashboard and a
+    student's page beside their JSON."""
+    variants = os.path.join(args.root, "tests", "batch", "variants")
+    with tempfile.TemporaryDirectory(prefix="grader-browser-class-") as work:
+        for variant in ("fast", "slow", "wrong"):
+            os.makedirs(os.path.join(work, "class", "s-" + variant))
+            shutil.copy(os.path.join(variants, variant + ".cpp"), os.path.join(work, "class", "s-" + variant, "matvec.cpp"))
+        out = os.path.join(args.out, "class")
+        shutil.rmtree(out, ignore_errors=True)
+        result = run([args.grader, "batch", "lab1", os.path.join(work, "class"), "--out", out])
+    checks.check(result.returncode in (0, 1), "grader batch exits 0 or 1 (got %d)" % result.returncode)
+    reports = []
+    for name in sorted(os.listdir(out)):
+        if name.endswith(".json") and not name.startswith("."):
+            with open(os.path.join(out, name), encoding="utf-8") as f:
+                reports.append(json.load(f))
+            checks.check(os.path.exists(os.path.join(out, name[:-5] + ".html")), "a student's page beside %s" % name)
+    checks.check(len(reports) == 3, "three students' reports stored (%d)" % len(reports))
+    reference = load_reference(args)
+    marks = []
+    for report in reports:
+        for test in report["tests"]:
+            m = test.get("measurement")
+            if m and m["candidate"]["gflops"] > 0 and m["candidate"]["gbps"] > 0:
+                marks.append((test["name"], "student", m["candidate"]["gflops"], m["candidate"]["gbps"]))
+    for item in (reference or {}).get("items", []):
+        if item["gflops"] > 0 and item["gbps"] > 0:
+            marks.append((item["name"], "reference", item["gflops"], item["gbps"]))
+    checks.check(len(marks) >= 4, "the class's JSON holds timed kernels to plot (%d marks)" % len(marks))
+    items = sorted({t["name"] for r in reports for t in r["tests"]})
+    check_page(browser, checks, os.path.join(out, "report.html"), marks, items, os.path.join(args.out, "dashboard"))
+    # A student's page against the JSON stored beside it (the batch wrote both from one grading).
+    fast = next(r for r in reports if r["batch"]["student"] == "s-fast")
+    check_page(browser, checks, os.path.join(out, "s-fast.html"), student_marks(fast, reference),
+               [t["name"] for t in fast["tests"]], os.path.join(args.out, "class-student"))
 
 
 def main():
@@ -250,7 +296,7 @@ def main():
     parser.add_argument("--root", required=True)
     parser.add_argument("--out", required=True, help="where the reports and screenshots are left (artifacts)")
     parser.add_argument("--cache", help="the grader's cache, for the reference's recorded figures")
-    parser.add_argument("check", choices=["student"])
+    parser.add_argument("check", choices=["student", "dashboard"])
     args = parser.parse_args()
     binary = next((shutil.which(b) for b in BROWSERS if shutil.which(b)), None)
     if binary is None:
@@ -261,7 +307,7 @@ def main():
     with tempfile.TemporaryDirectory(prefix="grader-browser-") as profile:
         browser = Browser(binary, profile)
         try:
-            {"student": student}[args.check](args, browser, checks)
+            {"student": student, "dashboard": dashboard}[args.check](args, browser, checks)
         finally:
             browser.close()
     print("%d check(s) failed" % len(checks.failures) if checks.failures else "all checks passed")

@@ -138,7 +138,8 @@ std::string student_table(const std::vector<json>& reports) {
   std::string rows;
   for (const auto& r : reports) {
     const std::string id = student_id(r);
-    rows += "<tr data-student=\"" + escape(id) + "\"><td><a href=\"" + escape(file_stem(id)) + ".html\">" + escape(id) +
+    const std::string file = r["batch"].value("file", file_stem(id));  // the name its JSON is stored under
+    rows += "<tr data-student=\"" + escape(id) + "\"><td><a href=\"" + escape(file) + ".html\">" + escape(id) +
             "</a></td><td>" + html::points(r.value("score", 0.0), r.value("max_score", 0.0)) + "</td><td>" +
             escape(student_status(r)) + "</td></tr>\n";
   }

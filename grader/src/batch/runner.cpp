@@ -140,7 +140,7 @@ ClassOutputs write_class_outputs(const LabSpec& spec, const ResultStore& store, 
   write_file_atomically(store.folder() / "summary.md", summary_markdown(spec, reports, facts));
   // Each student's page beside their JSON, and the class's, from the same stored reports.
   for (const auto& report : reports)
-    write_file_atomically(store.folder() / (file_stem(report["batch"].value("student", "")) + ".html"),
+    write_file_atomically(store.folder() / (report["batch"].value("file", file_stem(report["batch"].value("student", ""))) + ".html"),
                           render_html_report(report, reference));
   write_file_atomically(store.folder() / "report.html", class_dashboard_html(spec, reports, reference));
   return outputs;

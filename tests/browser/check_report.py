@@ -189,6 +189,14 @@ def check_page(browser, checks, html_path, expected_marks, expected_items, shot_
     checks.check(not external, "no request but the page itself (saw: %s)" % (external or "none"))
     checks.check(not facts["loads"], "no element loads anything (saw: %s)" % (facts["loads"] or "none"))
     browser.screenshot(shot_prefix + "-laptop.png")
+    # Printed, the folded sections (build log, failing cases) unfold: a printout holds everything the page does.
+    browser.call("Emulation.setEmulatedMedia", {"media": "print"}, session=True)
+    shown = "[...document.querySelectorAll('details > :not(summary)')].map(e => e.checkVisibility())"
+    printed = browser.evaluate(shown)
+    browser.call("Emulation.setEmulatedMedia", {"media": ""}, session=True)
+    on_screen = browser.evaluate(shown)
+    checks.check(bool(printed) and all(printed), "printed, every folded section is shown (%d sections)" % len(printed))
+    checks.check(not any(on_screen), "on screen, the folded sections are folded")
     browser.load(html_path, 390, 844)
     browser.screenshot(shot_prefix + "-phone.png", full_page=False)
     width = browser.evaluate("document.documentElement.scrollWidth")

@@ -10,7 +10,8 @@ namespace grader::html {
 namespace {
 
 // One sheet for the report and the dashboard. System fonts only (nothing is fetched); one column that narrows to a
-// phone's width; tables scroll sideways rather than overflow; print keeps the colours that carry meaning.
+// phone's width; tables scroll sideways rather than overflow; print unfolds every folded section (there is no
+// script to open them) and keeps the colours that carry meaning.
 constexpr std::string_view style_sheet = R"css(
 :root{--ink:#1d2330;--dim:#5b6475;--line:#d8dde6;--pass:#1a7f37;--part:#9a6700;--fail:#cf222e;--you:#0969da;
 --base:#6e7781;--ref:#1a7f37;--bg:#fff;--panel:#f6f8fa}
@@ -48,7 +49,7 @@ svg text{font:12px system-ui,sans-serif;fill:var(--ink)}
 .ladder .full{stroke:var(--pass);stroke-width:3}.ladder .you{fill:var(--you)}
 .bar{fill:var(--you)}
 @media (max-width:40rem){body{font-size:15px}h1{font-size:1.15rem}main{padding:.6rem}.total .score{font-size:1.8rem}}
-@media print{main{max-width:none}details>*{display:block}summary{display:none}
+@media print{main{max-width:none}details::details-content{content-visibility:visible;display:block}summary{display:none}
 *{-webkit-print-color-adjust:exact;print-color-adjust:exact}a{color:inherit}}
 )css";
 

@@ -59,7 +59,7 @@ std::string ladder_svg(const json& m) {
            " pts</text>\n";
   }
   const double label_x = std::clamp(x(value), 50.0, width - 50);  // the marker's words stay inside the drawing
-  svg += "<path class=\"you\" d=\"M" + fixed(x(value), 1) + " 18 l-6 -10 h12 z\"/><text x=\"" + fixed(label_x, 1) +
+  svg += "<path class=\"you\" d=\"M" + fixed(x(value), 1) + " 19 l-6 -8 h12 z\"/><text x=\"" + fixed(label_x, 1) +
          "\" y=\"9\" text-anchor=\"middle\" font-weight=\"700\">you " + escape(figure_of(metric, value)) + "</text>\n";
   return svg + "</svg>\n";
 }

@@ -119,8 +119,9 @@ StudentGrading student_grading(const BatchCommand& command, const BatchSettings&
 }
 
 ExitCode report_outputs(const ResultStore& store, const ClassOutputs& outputs) {
-  std::cout << "wrote " << (store.folder() / "grades.csv").string() << " (" << outputs.students << " students) and "
-            << (store.folder() / "summary.md").string() << "\n";
+  std::cout << "wrote " << (store.folder() / "grades.csv").string() << " (" << outputs.students << " students), "
+            << (store.folder() / "summary.md").string() << " and the dashboard " << (store.folder() / "report.html").string()
+            << "\n";
   if (!outputs.not_graded.empty()) {
     std::cout << outputs.not_graded.size() << " student(s) not graded yet:";
     for (const auto& id : outputs.not_graded) std::cout << " " << id;

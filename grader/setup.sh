@@ -36,6 +36,7 @@ if [ "$profile" = staff ]; then
     python3                                 # end-to-end test drivers
     libopenblas-dev                         # the professional CPU figures in benchmarks
     slurmctld slurmd slurm-client           # grader batch --slurm, and its end-to-end test on localhost
+    chromium-headless-shell                 # the browser tests of the HTML reports (ctest -L browser)
   )
 fi
 

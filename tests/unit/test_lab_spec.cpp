@@ -232,6 +232,7 @@ flops = "2*n^2"
 bytes = "8*n"
 metric = "roofline"
 tiers = [ { at = 0.5, points = 0 }, { at = "max(0.6, min(0.9, 0.1*nthreads))", points = 7.5 } ]
+hints = [ { below = 0.3, text = "first" }, { of = "speedup", below = "0.5*nthreads", text = "second" }, { below = 0.9, text = "third" } ]
 requires = ["small"]
 visibility = "hidden"
 tolerance = { rtol = 1e-4, atol = 0 }
@@ -267,6 +268,26 @@ tolerance = { rtol = 1e-4, atol = 0 }
   CHECK_FALSE(perf.tiers[1].at.is_constant());
   CHECK(perf.max_points() == 7.5);
   CHECK(spec.max_score() == 12.5);
+  // Hints keep file order; `of` defaults to the item's metric.
+  REQUIRE(perf.hints.size() == 3);
+  CHECK(perf.hints[0].of == Metric::roofline);
+  CHECK(perf.hints[1].of == Metric::speedup);
+  CHECK(perf.hints[2].text == "third");
+  CHECK(perf.hints[1].where.line > 0);
+}
+
+TEST_CASE("every performance item of every lab offers at least two next steps") {
+  int labs = 0;
+  for (const auto& entry : fs::directory_iterator(fs::path(TESTS_DIR) / ".." / "labs")) {
+    if (!fs::exists(entry.path() / "lab.toml")) continue;
+    ++labs;
+    const LabSpec spec = load_lab_spec(entry.path());
+    for (const auto& item : spec.performance) {
+      INFO(spec.name() << ": " << item.name);
+      CHECK(item.hints.size() >= 2);
+    }
+  }
+  CHECK(labs >= 8);
 }
 
 TEST_CASE("evaluate_params evaluates parameters after those they read") {

@@ -121,6 +121,15 @@ std::vector<BadSpec> corpus() {
       {"student_files with NUL", "[\"demo.cpp\"]", "[\"demo\\u0000.cpp\"]", 7, "plain file name"},
       {"student_files with a newline", "[\"demo.cpp\"]", "[\"demo\\n.cpp\"]", 7, "plain file name"},
       {"student_files starting with '-'", "[\"demo.cpp\"]", "[\"-o.cpp\"]", 7, "plain file name"},
+      {"hint without words", "{ at = 3, points = 10 } ]", "{ at = 3, points = 10 } ]\nhints = [ { below = 2, text = \"\" } ]", 24, "must not be empty"},
+      {"hint below 0", "{ at = 3, points = 10 } ]", "{ at = 3, points = 10 } ]\nhints = [ { below = -1, text = \"try\" } ]", 24, "'below' must be above 0"},
+      {"hint never shown (descending below)", "{ at = 3, points = 10 } ]", "{ at = 3, points = 10 } ]\nhints = [ { below = 2, text = \"a\" }, { below = 1.5, text = \"b\" } ]", 24, "never shown"},
+      {"hint with a misspelt key", "{ at = 3, points = 10 } ]", "{ at = 3, points = 10 } ]\nhints = [ { below = 2, txt = \"a\" } ]", 24, "txt"},
+      {"hint without below", "{ at = 3, points = 10 } ]", "{ at = 3, points = 10 } ]\nhints = [ { text = \"a\" } ]", 24, "missing required key 'below'"},
+      {"hint below reads an unknown name", "{ at = 3, points = 10 } ]", "{ at = 3, points = 10 } ]\nhints = [ { below = \"2*m\", text = \"a\" } ]", 24, "reads 'm'"},
+      {"hint of an unknown figure", "{ at = 3, points = 10 } ]", "{ at = 3, points = 10 } ]\nhints = [ { of = \"bandwidth\", below = 2, text = \"a\" } ]", 24, "expected one of"},
+      {"hint longer than 400 bytes", "{ at = 3, points = 10 } ]", "{ at = 3, points = 10 } ]\nhints = [ { below = 2, text = \"" + std::string(401, 'x') + "\" } ]", 24, "at most 400 bytes"},
+      {"roofline hint on an item with no flops or bytes", "flops = \"2*n\"\ntiers = [ { at = 1.5, points = 0 }, { at = 3, points = 10 } ]", "tiers = [ { at = 1.5, points = 0 }, { at = 3, points = 10 } ]\nhints = [ { of = \"roofline\", below = 0.5, text = \"a\" } ]", 23, "needs the benchmark's 'flops' or 'bytes'"},
       {"unknown dataset", "cases = [ { name = \"n 10\", params = { n = 10 } } ]", "cases = [ { name = \"d\", dataset = \"nope\" } ]", 16, "does not list"},
   };
 }

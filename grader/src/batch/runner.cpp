@@ -10,11 +10,13 @@
 #include <thread>
 
 #include "batch/audit.h"
+#include "batch/dashboard.h"
 #include "batch/gradebook.h"
 #include "batch/summary.h"
 #include "build/build.h"
 #include "calibrate/calibration.h"
 #include "core/utf8.h"
+#include "report/html_report.h"
 #include "report/verdict.h"
 
 namespace grader {
@@ -128,7 +130,8 @@ BatchCounts run_batch(const Environment& env, const LabSpec& spec, const std::ve
   return counts;
 }
 
-ClassOutputs write_class_outputs(const LabSpec& spec, const ResultStore& store, const std::vector<Submission>& roster) {
+ClassOutputs write_class_outputs(const LabSpec& spec, const ResultStore& store, const std::vector<Submission>& roster,
+                                 const nlohmann::json& reference) {
   const std::vector<nlohmann::json> reports = store.all_results();
   ClassOutputs outputs;
   outputs.students = reports.size();
@@ -141,6 +144,11 @@ ClassOutputs write_class_outputs(const LabSpec& spec, const ResultStore& store, 
   facts.roster_size = roster.size();
   facts.not_graded = outputs.not_graded;
   write_file_atomically(store.folder() / "summary.md", summary_markdown(spec, reports, facts));
+  // Each student's page beside their JSON, and the class's, from the same stored reports.
+  for (const auto& report : reports)
+    write_file_atomically(store.folder() / (report["batch"].value("file", file_stem(report["batch"].value("student", ""))) + ".html"),
+                          render_html_report(report, reference));
+  write_file_atomically(store.folder() / "report.html", class_dashboard_html(spec, reports, reference));
   return outputs;
 }
 

@@ -51,7 +51,9 @@ struct ClassOutputs {
   std::vector<std::string> not_graded;  // in the roster, not finished
 };
 
-// grades.csv and summary.md, regenerated from every finished report in the store.
-ClassOutputs write_class_outputs(const LabSpec& spec, const ResultStore& store, const std::vector<Submission>& roster);
+// grades.csv, summary.md, report.html (the class dashboard) and each student's <id>.html, regenerated from every
+// finished report in the store. `reference`: the selftest's figures for the roofline (report/reference_points.h), or null.
+ClassOutputs write_class_outputs(const LabSpec& spec, const ResultStore& store, const std::vector<Submission>& roster,
+                                 const nlohmann::json& reference = nullptr);
 
 }  // namespace grader

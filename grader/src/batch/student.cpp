@@ -52,9 +52,9 @@ Report refused_report(const LabSpec& spec, const Submission& s, std::uint64_t se
   report.machine = describe_machine();
   const std::string not_run = std::string(info(verdict).label) + ": nothing could run";
   for (const auto& item : spec.correctness)
-    report.tests.push_back({item.name, TestKind::correctness, verdict, 0, item.points, not_run, Visibility::visible, {}, {}});
+    report.tests.push_back({item.name, TestKind::correctness, verdict, 0, item.points, not_run, Visibility::visible, {}, {}, {}});
   for (const auto& item : spec.performance)
-    report.tests.push_back({item.name, TestKind::performance, verdict, 0, item.max_points(), not_run, item.visibility, {}, {}});
+    report.tests.push_back({item.name, TestKind::performance, verdict, 0, item.max_points(), not_run, item.visibility, {}, {}, {}});
   report.max_score = spec.max_score();
   return report;
 }

@@ -19,6 +19,7 @@
 #include "batch/runner.h"
 #include "batch/slurm.h"
 #include "batch/store.h"
+#include "report/reference_points.h"
 #include "build/build.h"
 #include "cli/common.h"
 #include "cli/values.h"
@@ -127,8 +128,9 @@ StudentGrading student_grading(const BatchCommand& command, const BatchSettings&
 }
 
 ExitCode report_outputs(const ResultStore& store, const ClassOutputs& outputs) {
-  std::cout << "wrote " << (store.folder() / "grades.csv").string() << " (" << outputs.students << " students) and "
-            << (store.folder() / "summary.md").string() << "\n";
+  std::cout << "wrote " << (store.folder() / "grades.csv").string() << " (" << outputs.students << " students), "
+            << (store.folder() / "summary.md").string() << " and the dashboard " << (store.folder() / "report.html").string()
+            << "\n";
   if (!outputs.not_graded.empty()) {
     std::cout << outputs.not_graded.size() << " student(s) not graded yet:";
     for (const auto& id : outputs.not_graded) std::cout << " " << id;
@@ -164,7 +166,7 @@ fs::path new_submission_folder(const fs::path& out) {
 // with their task's log.
 void collect(const LabSpec& spec, const ResultStore& store, const std::vector<Submission>& roster,
              const std::optional<CanvasRequest>& canvas) {
-  const ClassOutputs outputs = write_class_outputs(spec, store, roster);
+  const ClassOutputs outputs = write_class_outputs(spec, store, roster, load_reference_points(current_environment(), spec.name()));
   if (canvas) write_canvas_outputs(*canvas, spec.max_score(), store.folder(), store.all_results(), std::cerr);
   ExitCode code = report_outputs(store, outputs);
   const auto submission = latest_submission(store.folder());
@@ -435,7 +437,7 @@ void run_batch_command(BatchCommand command) {
 
   ExitCode code = counts.internal_errors > 0 ? ExitCode::internal : ExitCode::all_passed;
   if (!command.no_summary) {
-    const ClassOutputs outputs = write_class_outputs(spec, *store, roster);
+    const ClassOutputs outputs = write_class_outputs(spec, *store, roster, load_reference_points(env, spec.name()));
     if (report_outputs(*store, outputs) != ExitCode::all_passed && command.only.empty() && command.regrade.empty())
       code = ExitCode::internal;
     if (command.canvas_request)

@@ -15,6 +15,8 @@
 #include "core/scratch.h"
 #include "pipeline/dump_case.h"
 #include "pipeline/grade.h"
+#include "report/html_report.h"
+#include "report/reference_points.h"
 #include "report/writers.h"
 
 namespace grader {
@@ -150,6 +152,8 @@ void run_grade(const GradeCommand& command) {
     rendered = json_text(to_gradescope(report));
   } else if (command.format == "prairielearn") {
     rendered = json_text(to_prairielearn(report));
+  } else if (command.format == "html") {
+    rendered = render_html_report(to_json(report), load_reference_points(env, spec.name()));
   } else {
     rendered = render_text(report, !command.output && stdout_wants_colour());
   }
@@ -173,8 +177,8 @@ void setup_grade(CLI::App& app) {
   auto* grade = app.add_subcommand("grade", "grade a submission (`grader lab1` is short for `grader grade lab1`)");
   grade->add_option("lab", command->lab, "the lab: lab1, matvec or lab1-matvec")->required();
   grade->add_option("--submission,-s", command->submission, "the directory to grade (default: skeletons/<lab>)");
-  grade->add_option("--format,-f", command->format, "text, json, gradescope or prairielearn")
-      ->check(CLI::IsMember({"text", "json", "gradescope", "prairielearn"}));
+  grade->add_option("--format,-f", command->format, "text, json, gradescope, prairielearn or html (one self-contained page)")
+      ->check(CLI::IsMember({"text", "json", "gradescope", "prairielearn", "html"}));
   grade->add_option("--output,-o", command->output, "write the report to this file instead of stdout");
   grade->add_flag("--quick,-q", command->quick, "correctness only: no timing");
   grade->add_option("--seed", command->seed, "replay a run: the seed its report printed");

@@ -21,7 +21,7 @@ struct TimedFigure {
   std::string metric;  // "speedup" or "roofline"
   bool measured = false;
   double value = 0;    // the number the tiers read
-  std::vector<Measurement::Tier> tiers;
+  std::vector<Measurement::TierMark> tiers;
   double score = 0, max_score = 0;
   std::string verdict;  // the item's verdict label; why it was not measured when `measured` is false
 };

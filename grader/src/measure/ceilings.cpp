@@ -67,6 +67,10 @@ void fill_rates(const PerformanceItem& item, const Variables& scope, Timing& tim
 }
 
 void place_on_roofline(const PerformanceItem& item, const Variables& scope, const Ceilings& ceilings, Measurement& m) {
+  m.ceiling_gbps = ceilings.bytes_per_second / 1e9;
+  m.ceiling_gflops = ceilings.flops_per_second / 1e9;
+  m.memory_ceiling = ceilings.memory_label;
+  m.compute_ceiling = ceilings.compute_label;
   if (!item.flops && !item.bytes) return;
   // The time this machine needs at least, over the time taken.
   const double bytes = item.bytes ? item.bytes->evaluate(scope) : 0;

@@ -288,13 +288,13 @@ void Grading::run() {
                                "from the course repository");
   // Every item appears in the report, even when the submission never got as far as running it.
   for (const auto& item : spec_.correctness)
-    report_.tests.push_back({item.name, TestKind::correctness, Verdict::not_run, 0, item.points, "", Visibility::visible, {}, {}});
+    report_.tests.push_back({item.name, TestKind::correctness, Verdict::not_run, 0, item.points, "", Visibility::visible, {}, {}, {}});
   for (const auto& item : spec_.performance) {
     if (item.visibility != Visibility::visible && !options_.include_hidden) {
       ++report_.hidden_tests_skipped;
       continue;
     }
-    report_.tests.push_back({item.name, TestKind::performance, Verdict::not_run, 0, item.max_points(), "", item.visibility, {}, {}});
+    report_.tests.push_back({item.name, TestKind::performance, Verdict::not_run, 0, item.max_points(), "", item.visibility, {}, {}, {}});
   }
 
   if (build_everything()) {

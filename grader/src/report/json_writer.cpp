@@ -29,6 +29,12 @@ json timing_json(const Timing& t) {
           {"gflops", finite_or_zero(t.gflops)}, {"gbps", finite_or_zero(t.gbps)}};
 }
 
+json tiers_json(const Measurement& m) {
+  json tiers = json::array();
+  for (const auto& tier : m.tiers) tiers.push_back({{"at", finite_or_zero(tier.at)}, {"points", finite_or_zero(tier.points)}});
+  return tiers;
+}
+
 }  // namespace
 
 json to_json(const Report& report) {
@@ -60,8 +66,15 @@ json to_json(const Report& report) {
                               {"roofline_fraction", finite_or_zero(m.roofline_fraction)},
                               {"roofline_bound", m.roofline_bound},
                               {"metric_value", finite_or_zero(m.metric_value)},
-                              {"full_marks_at", m.threshold_full}};
+                              {"full_marks_at", m.threshold_full},
+                              {"metric", m.metric},
+                              {"tiers", tiers_json(m)},
+                              {"ceilings", {{"memory_gbps", finite_or_zero(m.ceiling_gbps)},
+                                            {"compute_gflops", finite_or_zero(m.ceiling_gflops)},
+                                            {"memory", m.memory_ceiling},
+                                            {"compute", m.compute_ceiling}}}};
     }
+    if (test.kind == TestKind::performance) entry["next_step"] = test.next_step;
     tests.push_back(entry);
   }
   const MachineInfo& mi = report.machine;
@@ -118,6 +131,7 @@ json to_gradescope(const Report& report) {
     for (const auto& c : test.cases)
       if (c.verdict != Verdict::passed && c.visibility == Visibility::visible)
         output += "\n  " + c.name + " [" + c.variant + "]: " + std::string(info(c.verdict).label) + ": " + c.details;
+    if (!test.next_step.empty()) output += "\nnext step: " + test.next_step;
     const bool ok = test.verdict == Verdict::passed;
     tests.push_back({{"name", test.name},
                      {"score", finite_or_zero(test.score)},  // NaN would be written as null, which Gradescope refuses

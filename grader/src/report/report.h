@@ -44,11 +44,14 @@ struct Measurement {
   double possible_fraction = 0;  // achieved / what the threads used could physically reach; > 1.5 is SUSPECT
   double metric_value = 0;       // the number the tiers read (speedup or roofline fraction)
   double threshold_full = 0;     // the last tier's `at`, evaluated on this machine
-  struct Tier {
-    double at = 0;  // evaluated on this machine
-    double points = 0;
+  std::string metric;            // "speedup" or "roofline": what metric_value and the tiers measure
+  struct TierMark {
+    double at = 0, points = 0;
   };
-  std::vector<Tier> tiers;  // every tier of the item, evaluated here (selftest shows the reference against them)
+  std::vector<TierMark> tiers;   // the item's ladder, evaluated on this machine (the HTML report draws it)
+  // The ceilings this item is held to, for the roofline plot: 0 where the machine has no calibration for them.
+  double ceiling_gbps = 0, ceiling_gflops = 0;
+  std::string memory_ceiling, compute_ceiling;  // their labels
 };
 
 struct TestResult {
@@ -61,6 +64,7 @@ struct TestResult {
   Visibility visibility = Visibility::visible;
   std::vector<CaseResult> cases;           // correctness items
   std::optional<Measurement> measurement;  // performance items that were timed
+  std::string next_step;  // the lab's hint for where this timed result sits; empty when none applies
 };
 
 struct MachineInfo {

@@ -154,6 +154,7 @@ std::string render_text(const Report& report, bool colour) {
         if (!me.roofline_bound.empty()) out << "        " << style.dim("roofline bound: " + me.roofline_bound) << "\n";
       }
       if (!test.details.empty()) out << "        " << test.details << "\n";
+      if (!test.next_step.empty()) out << "        " << style.bold("next step: ") << test.next_step << "\n";
     }
   }
 

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "measure/ceilings.h"
+#include "score/next_step.h"
 #include "score/score.h"
 
 namespace grader {
@@ -24,8 +25,10 @@ void score_measurement(const PerformanceItem& item, const Variables& scope, Test
   std::vector<EvaluatedTier> tiers;
   for (const auto& tier : item.tiers) tiers.push_back({tier.at.evaluate(scope), tier.points});
   m.threshold_full = tiers.empty() ? 0 : tiers.back().at;
+  m.metric = std::string(to_string(item.metric));
   m.tiers.clear();
   for (const auto& tier : tiers) m.tiers.push_back({tier.at, tier.points});
+  test.next_step.clear();
 
   if (item.metric == Metric::roofline && m.roofline_fraction <= 0) {
     test.verdict = Verdict::internal_error;
@@ -49,6 +52,7 @@ void score_measurement(const PerformanceItem& item, const Variables& scope, Test
                                                           : fixed(100 * m.roofline_fraction, 1) + "% of the roofline";
   const std::string target = item.metric == Metric::speedup ? fixed(m.threshold_full, 2) + "x"
                                                             : fixed(100 * m.threshold_full, 0) + "%";
+  test.next_step = next_step(item, scope, m);
   test.details = item.max_points() > 0 ? what + "; full marks from " + target : what + "; for the report only (no points)";
 }
 

@@ -100,6 +100,15 @@ struct Tier {
   SourcePosition where;
 };
 
+// A next step for a student whose timed result sits below `below` on the figure `of` (the speedup, or the fraction
+// of the roofline): the report shows the first hint, in file order, whose `below` the result has not reached.
+struct Hint {
+  Metric of = Metric::speedup;  // the item's own metric unless the hint names the other
+  Expr below;
+  std::string text;
+  SourcePosition where;
+};
+
 // What the candidate is compared with. Usually the judge's baseline implementation; for scaling
 // labs, the candidate itself with other parameters (one thread, for example).
 struct BaselineSpec {
@@ -138,6 +147,7 @@ struct PerformanceItem {
   // ones. An expression over params and `threads`, e.g. "nthreads".
   Expr cpu_threads = Expr::constant(1);
   std::vector<Tier> tiers;           // ascending `at`
+  std::vector<Hint> hints;           // in file order; the first whose `below` is not reached applies
   std::vector<std::string> requires_items;  // correctness items that must pass; empty: every item with this variant
   Visibility visibility = Visibility::visible;
   std::optional<Tolerance> tolerance;  // for the check of the timed call's outputs

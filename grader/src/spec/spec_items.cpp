@@ -61,27 +61,6 @@ std::vector<Param> params_of(const std::vector<ParamField>& params) {
   return result;
 }
 
-// Refuses an expression that reads a name it will not be given at run time, and a constant expression
-// that has no value (1/0), so neither waits for a submission to be found out. `owner` is "case" or "benchmark".
-void check_expr(const SpecField& field, const Expr& expr, const std::vector<std::string>& param_names,
-                std::string_view owner) {
-  for (const std::string& name : expr.names()) {
-    if (is_machine_variable(name)) continue;
-    if (std::find(param_names.begin(), param_names.end(), name) != param_names.end()) continue;
-    const std::string machine = "a machine variable (" + machine_variable_list() + ")";
-    field.fail("'" + field.key() + "' reads '" + name + "', which is " +
-               (param_names.empty() ? "not " + machine + ", and this " + std::string(owner) + " has no parameters"
-                                    : "neither a parameter of this " + std::string(owner) + " (" + join(param_names) +
-                                          ") nor " + machine));
-  }
-  if (expr.is_constant()) {
-    try {
-      expr.evaluate({});
-    } catch (const ExprEvalError& error) {
-      field.fail("'" + field.key() + "' has no value: " + error.what());
-    }
-  }
-}
 
 // Parameters may read each other, so they must be evaluable in some order: refuse a cycle, at the first
 // parameter (in file order) that depends on itself.
@@ -356,6 +335,7 @@ PerformanceItem read_performance_item(const SpecTable& table, const std::vector<
   }
 
   item.tiers = read_tiers(table.required("tiers"), param_names);
+  if (auto field = table.optional("hints")) item.hints = read_hints(*field, item, param_names);
 
   if (auto field = table.optional("requires")) item.requires_items = read_requires(*field, correctness);
   if (item.requires_items.empty()) {
@@ -376,6 +356,28 @@ PerformanceItem read_performance_item(const SpecTable& table, const std::vector<
 }
 
 }  // namespace
+
+// Refuses an expression that reads a name it will not be given at run time, and a constant expression
+// that has no value (1/0), so neither waits for a submission to be found out. `owner` is "case" or "benchmark".
+void check_expr(const SpecField& field, const Expr& expr, const std::vector<std::string>& param_names,
+                std::string_view owner) {
+  for (const std::string& name : expr.names()) {
+    if (is_machine_variable(name)) continue;
+    if (std::find(param_names.begin(), param_names.end(), name) != param_names.end()) continue;
+    const std::string machine = "a machine variable (" + machine_variable_list() + ")";
+    field.fail("'" + field.key() + "' reads '" + name + "', which is " +
+               (param_names.empty() ? "not " + machine + ", and this " + std::string(owner) + " has no parameters"
+                                    : "neither a parameter of this " + std::string(owner) + " (" + join(param_names) +
+                                          ") nor " + machine));
+  }
+  if (expr.is_constant()) {
+    try {
+      expr.evaluate({});
+    } catch (const ExprEvalError& error) {
+      field.fail("'" + field.key() + "' has no value: " + error.what());
+    }
+  }
+}
 
 Tolerance read_tolerance(const SpecTable& table, const Tolerance& inherited) {
   Tolerance tolerance = inherited;

@@ -1,6 +1,8 @@
 // spec_items.h: the graded parts of lab.toml, [[correctness]] and [[performance]] (internal to grader/src/spec).
 #pragma once
 
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "spec/lab_spec.h"
@@ -10,6 +12,15 @@ namespace grader {
 
 // A tolerance table; a key left out keeps the value of `inherited` (the enclosing item's, or the lab's).
 Tolerance read_tolerance(const SpecTable& table, const Tolerance& inherited);
+
+// Refuses an expression that reads a name it will not be given at run time (neither a machine variable nor one of
+// `param_names`), and a constant expression with no value (1/0). `owner` is "case" or "benchmark".
+void check_expr(const SpecField& field, const Expr& expr, const std::vector<std::string>& param_names,
+                std::string_view owner);
+
+// A benchmark's `hints` (spec/spec_hints.cpp), read after its metric, flops and bytes.
+std::vector<Hint> read_hints(const SpecField& field, const PerformanceItem& item,
+                             const std::vector<std::string>& param_names);
 
 std::vector<CorrectnessItem> read_correctness_items(const SpecTable& root, const Tolerance& lab_tolerance);
 

@@ -1,0 +1,83 @@
+// test_html_report.cpp: the HTML report (grader/src/report/html_report.h) shows a student's and a compiler's bytes as
+// text, never as markup, and writes the figures the browser tests read. The rendering itself is checked in headless
+// Chromium (tests/browser).
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "report/html_report.h"
+#include "report/writers.h"
+
+using namespace grader;
+
+namespace {
+
+Report hostile_report() {
+  Report report;
+  report.lab = "lab9";
+  report.lab_name = "lab9-demo";
+  report.title = "Demo";
+  report.submission = "/tmp/<img src=x onerror=alert(1)>";
+  report.verdict = Verdict::build_error;
+  report.verdict_details = "does not compile";
+  report.build_log = "demo.cpp:1: error: '</script><script>alert(1)</script>' <!-- \xff";
+  TestResult correct;
+  correct.name = "small \"<b>\"";
+  correct.kind = TestKind::correctness;
+  correct.verdict = Verdict::wrong_answer;
+  correct.cases.push_back({"n <10>", "fast", Verdict::wrong_answer, "worst at [3] & more", Visibility::visible});
+  report.tests.push_back(correct);
+  TestResult timed;
+  timed.name = "fast bandwidth";
+  timed.kind = TestKind::performance;
+  timed.verdict = Verdict::below_threshold;
+  timed.next_step = "split the <sum>";
+  Measurement m;
+  m.candidate = {"candidate fast", {0.1}, 0.1, 0.1, 0.1, 2.0, 8.0};
+  m.baseline = {"judge slow", {0.2}, 0.2, 0.2, 0.2, 1.0, 4.0};
+  m.metric = "roofline";
+  m.metric_value = 0.3;
+  m.threshold_full = 0.65;
+  m.tiers = {{0.45, 0}, {0.65, 20}};
+  m.ceiling_gbps = 30;
+  m.ceiling_gflops = 100;
+  timed.measurement = m;
+  report.tests.push_back(timed);
+  return report;
+}
+
+}  // namespace
+
+TEST_CASE("a student's and a compiler's bytes are text in the page, never markup") {
+  const std::string page = render_html_report(to_json(hostile_report()), nullptr);
+  CHECK(page.find("<img") == std::string::npos);
+  CHECK(page.find("<b>") == std::string::npos);
+  CHECK(page.find("<script>") == std::string::npos);
+  CHECK(page.find("<!--") == std::string::npos);
+  CHECK(page.find("&lt;img src=x onerror=alert(1)&gt;") != std::string::npos);
+  CHECK(page.find("&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;") != std::string::npos);
+  // The only <script> is the report's JSON as a data block, and it ends exactly once.
+  CHECK(page.find("<script type=\"application/json\" id=\"grader-report\">") != std::string::npos);
+  CHECK(page.find("</script>") == page.rfind("</script>"));
+  CHECK(page.find("\xff") == std::string::npos);  // made valid UTF-8
+}
+
+TEST_CASE("the page holds every item, the next step, a ladder and a mark per timed kernel") {
+  const std::string page = render_html_report(to_json(hostile_report()), nullptr);
+  CHECK(page.find("data-item=\"small &quot;&lt;b&gt;&quot;\"") != std::string::npos);
+  CHECK(page.find("data-item=\"fast bandwidth\"") != std::string::npos);
+  CHECK(page.find("next step:</strong> split the &lt;sum&gt;") != std::string::npos);
+  CHECK(page.find("class=\"ladder\"") != std::string::npos);
+  CHECK(page.find("class=\"pt pt-candidate\"") != std::string::npos);
+  CHECK(page.find("class=\"pt pt-baseline\"") != std::string::npos);
+  CHECK(page.find("class=\"pt pt-reference\"") == std::string::npos);  // no selftest record given
+  CHECK(page.find("data-intensity=\"0.250000\" data-gflops=\"2.000000\"") != std::string::npos);
+}
+
+TEST_CASE("the reference's recorded figures add its mark") {
+  const nlohmann::json reference = {{"lab", "lab9-demo"},
+                                    {"items", {{{"name", "fast bandwidth"}, {"gflops", 4.0}, {"gbps", 16.0}}}}};
+  const std::string page = render_html_report(to_json(hostile_report()), reference);
+  CHECK(page.find("class=\"pt pt-reference\"") != std::string::npos);
+  CHECK(page.find("data-series=\"reference\" data-intensity=\"0.250000\" data-gflops=\"4.000000\"") != std::string::npos);
+}

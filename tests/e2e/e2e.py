@@ -314,7 +314,7 @@ def check_slow_but_correct(grader, args):
     report = run.json()
     print("seed %s" % report.get("seed"))
     check_report_shape(report)
-    check(report["status"] == "passed", "status %r: %s" % (report["status"], report.get("status_details")))
+    check(report["status"] == "graded", "status %r: %s" % (report["status"], report.get("status_details")))
     # Correct and slow is "every test passed" as far as the exit code goes: below_threshold is not a failure.
     check(run.code == ALL_PASSED, "exit code %d, expected %d: a correct submission short of performance points "
           "has no failures" % (run.code, ALL_PASSED))
@@ -374,7 +374,7 @@ def grade_trust(grader, args, name):
     report = run.json()
     print("seed %s: replay with --seed %s" % (report.get("seed"), report.get("seed")))
     check(report.get("lab") == "lab90", "lab is %r" % report.get("lab"))
-    check(report["status"] == "passed", "status %r (%s), expected passed: the submission must run to be timed" % (
+    check(report["status"] == "graded", "status %r (%s), expected graded: the submission must run to be timed" % (
         report["status"], report.get("status_details")))
     tests = tests_by_name(report)
     check(set(tests) == set(TRUST_CORRECTNESS) | set(TRUST_PERFORMANCE), "tests %r, expected lab90's items" % sorted(tests))
@@ -546,7 +546,7 @@ def check_lab5_side_stream(grader, args):
         run = grader.run("grade", "lab5", "--submission", submission, "--format", "json", root=root)
     report = run.json()
     print("seed %s" % report.get("seed"))
-    check(report["status"] == "passed", "past the policy, the submission did not build and run: %r (%s)" %
+    check(report["status"] == "graded", "past the policy, the submission did not build and run: %r (%s)" %
           (report["status"], report.get("status_details")))
     # Correctness is graded after the device is synchronised: the side stream's answers are right.
     for test in report["tests"]:
@@ -959,7 +959,7 @@ def check_raw_fork_reaped(grader, args):
     check(orphans, "the submission's child left no pid in %s: the attack did not happen, so nothing was tested" % ORPHANS)
     alive = [pid for pid in orphans if process_alive(pid)]
     check(not alive, "process(es) %r of the submission outlived the grading" % alive)
-    check(report["status"] == "passed", "status %r (%s)" % (report["status"], report.get("status_details")))
+    check(report["status"] == "graded", "status %r (%s)" % (report["status"], report.get("status_details")))
     print("%d process(es) started with a raw fork and setsid; none left after the grading" % len(orphans))
 
 

@@ -479,7 +479,9 @@ def check_visibility(grader, args):
         text = open(toml_path).read()
         text = text.replace('{ name = "odd n = 100003", params = { n = 100003 }, visibility = "hidden" }',
                             '{ name = "odd n = 100003", params = { n = 100003 }, visibility = "after_due_date" }')
-        text = insert_after(text, "tiers = [ { at = 1.2, points = 0 }, { at = 2.0, points = 20 } ]\n",
+        # After the scaffold's performance item and its hints: the blocks below start new tables.
+        hints_end = text.index("]\n", text.index("hints = [", text.index("tiers = [ { at = 1.2, points = 0 }, { at = 2.0, points = 20 } ]"))) + 2
+        text = insert_after(text, text[:hints_end][-60:],
                             'visibility = "after_due_date"\n')
         open(toml_path, "w").write(text)
         spec = load_toml(toml_path)
@@ -719,7 +721,9 @@ def check_release_constructed(grader, args):
                             '{ name = "secret odd n = 99991", params = { n = 99991, a = 3 }, visibility = "hidden" },  # secret')
         text = text.replace('{ name = "odd n = 100003", params = { n = 100003 }, visibility = "hidden" }',
                             '{ name = "secret odd n = 100003", params = { n = 100003 }, visibility = "hidden" }')
-        text = insert_after(text, "tiers = [ { at = 1.2, points = 0 }, { at = 2.0, points = 20 } ]\n",
+        # After the scaffold's performance item and its hints: the blocks below start new tables.
+        hints_end = text.index("]\n", text.index("hints = [", text.index("tiers = [ { at = 1.2, points = 0 }, { at = 2.0, points = 20 } ]"))) + 2
+        text = insert_after(text, text[:hints_end][-60:],
                             '\n# secret: a benchmark students never see\n'
                             '[[performance]]\nname = "secret dot speedup, n = 2048"\nvariant = "dot"\n'
                             'params = { n = 2048 }\nbaseline = { variant = "dot" }\nflops = "2*n"\n'

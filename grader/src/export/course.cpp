@@ -3,11 +3,13 @@
 
 #include <stdlib.h>
 
+#include <algorithm>
 #include <fstream>
 
 #include "core/scratch.h"
 #include "release/leaks.h"
 #include "release/release.h"
+#include "spec/mutants.h"
 
 namespace grader {
 
@@ -15,11 +17,12 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Every plain file of `from` into `to`, replacing what is there; a link or a special file is refused, as the
-// release refuses them (a link could reach reference/).
-void copy_plain_tree(const fs::path& from, const fs::path& to) {
+// Every plain file of `from` into `to` but those `skip` names, replacing what is there; a link or a special file
+// is refused, as the release refuses them (a link could reach reference/).
+void copy_plain_tree(const fs::path& from, const fs::path& to, const std::vector<fs::path>& skip = {}) {
   fs::create_directories(to);
   for (const auto& entry : fs::directory_iterator(from)) {
+    if (std::find(skip.begin(), skip.end(), entry.path()) != skip.end()) continue;
     const fs::path target = to / entry.path().filename();
     if (entry.is_symlink())
       throw ExportError(entry.path().string() + " is a symbolic link; the export copies plain files only");
@@ -68,7 +71,9 @@ void write_released_course(const Environment& env, const LabSpec& spec, const fs
 }
 
 void write_hidden_parts(const Environment& env, const LabSpec& spec, const fs::path& course) {
-  copy_plain_tree(spec.dir, course / "labs" / spec.name());
+  // The mutants are near-solutions (the reference with one mistake), and the release already wrote the
+  // handout without its staff blocks: neither comes back.
+  copy_plain_tree(spec.dir, course / "labs" / spec.name(), {spec.dir / kMutantsFolder, spec.dir / "README.md"});
   const fs::path datasets = env.root / "datasets" / spec.name();
   if (fs::is_directory(datasets)) copy_plain_tree(datasets, course / "datasets" / spec.name());
 }

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "data/sha256.h"
+#include "spec/mutants.h"
 
 namespace grader {
 
@@ -84,7 +85,7 @@ LeakEvidence reference_evidence(const fs::path& root) {
       if (file.string().starts_with("grader/templates/")) continue;  // not shipped (the scaffold's own reference)
       // Not shipped either: a lab's mutants are the reference with one mistake (spec/mutants.h).
       if (auto part = file.begin(); part != file.end() && *part == "labs" && ++part != file.end() && ++part != file.end() &&
-                                    *part == "mutants")
+                                    *part == kMutantsFolder)
         continue;
       std::string text;
       if (read_text(root / file, text)) shipped += text + "\n";

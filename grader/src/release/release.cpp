@@ -10,6 +10,7 @@
 #include "data/manifest.h"
 #include "release/leaks.h"
 #include "release/readme.h"
+#include "spec/mutants.h"
 
 namespace grader {
 
@@ -203,7 +204,7 @@ void release_lab(Writer& writer, const LabSpec& spec, ReleaseSummary& summary, W
   writer.copy_tree(lab, [&](const fs::path& path) -> std::string {
     if (path == toml || path == lab / "README.md") return "rewritten";
     // Mutants (spec/mutants.h) are the reference with one mistake: near-solutions, for selftest only.
-    if (path == lab / "mutants") return "the lab's mutants: the solution with one known mistake each";
+    if (path == lab / kMutantsFolder) return "the lab's mutants: the solution with one known mistake each";
     return "";
   });
   auto& left = writer.summary().left_out;  // lab.toml is not left out: it is written below, without hidden cases

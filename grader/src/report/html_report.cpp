@@ -208,10 +208,10 @@ std::string render_html_report(const json& report, const json& reference) {
                      escape(text_of(report, "submission")) + " &middot; seed " +
                      std::to_string(report.value("seed", std::uint64_t{0})) + " &middot; " +
                      machine_line(report.value("machine", json::object())) + "</p>\n</header>\n";
-  const std::string status = text_of(report, "status");
+  const std::string status = text_of(report, "status");  // "graded" ("passed" in older reports): every stage ran
   body += "<section class=\"total\"><span class=\"score\" id=\"total\">" +
           html::points(number_of(report, "score"), number_of(report, "max_score")) + "</span>" +
-          (status == "passed" ? std::string() : badge(status) + " <span>" + escape(text_of(report, "status_details")) + "</span>") +
+          (status == graded_status || status == "passed" ? std::string() : badge(status) + " <span>" + escape(text_of(report, "status_details")) + "</span>") +
           "</section>\n";
   for (const auto& warning : report.value("warnings", json::array()))
     if (warning.is_string()) body += "<p class=\"warning\">warning: " + escape(warning.get<std::string>()) + "</p>\n";
@@ -238,7 +238,9 @@ std::string render_html_report(const json& report, const json& reference) {
     body += html::folded_text("compute-sanitizer (" + text_of(*sanitizer, "tool") + "): " +
                                   std::to_string(sanitizer->value("errors", -1)) + " error(s)",
                               text_of(*sanitizer, "output"));
-  if (!text_of(report, "isolation").empty()) body += "<p class=\"meta\">isolation: " + escape(text_of(report, "isolation")) + "</p>\n";
+  // Long and rarely read, like the build log: folded, and unfolded on paper.
+  if (!text_of(report, "isolation").empty())
+    body += html::folded_text("how your code was run (isolation)", text_of(report, "isolation"));
   body += data_island(report);
   return html::page(lab_name + " report: " + html::points(number_of(report, "score"), number_of(report, "max_score")), body);
 }

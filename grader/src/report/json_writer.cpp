@@ -145,7 +145,9 @@ json to_gradescope(const Report& report) {
   }
   // "lab1-matvec: graded, 20 / 80 points; first failure: wrong answer in row pointers": the words of the report's
   // status and of the items' verdicts (report/verdict.h), never "passed" for a submission that lost points.
-  std::string summary = report.lab_name + ": " + std::string(report_status(report.verdict));
+  // A grading that stopped early says so in words ("build error"), as the text report does.
+  std::string summary = report.lab_name + ": " +
+                        std::string(report.verdict == Verdict::passed ? graded_status : info(report.verdict).label);
   if (report.verdict == Verdict::passed) {
     summary += ", " + points_out_of(finite_or_zero(report.score), finite_or_zero(report.max_score)) + " points";
     for (const auto& test : report.tests)

@@ -71,7 +71,7 @@ Mutant read_mutant(const LabSpec& spec, const fs::path& folder) {
 
 std::vector<Mutant> load_mutants(const LabSpec& spec) {
   std::vector<Mutant> mutants;
-  const fs::path dir = spec.dir / "mutants";
+  const fs::path dir = spec.dir / kMutantsFolder;
   if (!fs::is_directory(dir)) return mutants;
   std::vector<fs::path> folders;
   for (const auto& entry : fs::directory_iterator(dir))

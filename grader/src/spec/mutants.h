@@ -25,6 +25,9 @@ struct Mutant {
   std::vector<std::string> must_fail;  // items that must lose every point
 };
 
+// The folder of a lab that holds its mutants: staff-only, never released or exported.
+inline constexpr const char* kMutantsFolder = "mutants";
+
 // The keys a mutant.toml may hold: the reader refuses any other, and docs/lab-toml.md documents each.
 const std::vector<std::string>& known_mutant_keys();
 

@@ -49,6 +49,11 @@ struct Measurement {
     double points = 0;
   };
   std::vector<Tier> tiers;  // every tier of the item, evaluated here (selftest shows the reference against them)
+  // The metric's 95% confidence interval from the raw samples (score/noise.h). `within_noise`: it still held a
+  // tier threshold after `noise_retries` more measurements, and the item was scored by noise_rule().
+  double metric_low = 0, metric_high = 0;
+  bool within_noise = false;
+  int noise_retries = 0;
 };
 
 struct TestResult {

@@ -5,11 +5,15 @@ e2e.py's CHECKS by checks(e2e): e2e.py passes itself in, so these use its Grader
     replay-timed-bundle      the same, timed: each performance item's raw samples are in the bundle, as many as the report's reps
     replay-refuses-changed-lab   a lab file edited after grading: replay refuses (exit 6), naming the file; another
                              submission: replay says what differs (exit 7)
+    noise-retry              a copy of lab1 whose speedup tiers are so dense that every interval holds a threshold:
+                             the item is measured again once (a 0.5 s budget), pooled, flagged within noise and scored
+                             at its interval's upper end
 """
 import hashlib
 import json
 import os
 import shutil
+import subprocess
 import tempfile
 
 REPLAY_REFUSED, REPLAY_DIFFERS = 6, 7  # grader/src/cli/exit_codes.h
@@ -55,7 +59,8 @@ def check_bundle_fields(e2e, root, report, bundle_dir, bundle):
     kept = os.path.join(bundle_dir, "submission", "matvec.cpp")
     check(os.path.isfile(kept) and sha256(kept) == sha256(reference), "the bundle's submission/matvec.cpp is not the staged file")
     tool = bundle["toolchain"]
-    check(tool["cxx"] and "version" in tool["cxx_version"].lower(), "compiler version %r" % tool["cxx_version"])
+    actual = subprocess.run([tool["cxx"], "--version"], capture_output=True, text=True).stdout
+    check(actual and tool["cxx_version"] == actual, "compiler version %r, `%s --version` says %r" % (tool["cxx_version"], tool["cxx"], actual))
     check(tool["flags"], "no compile flags recorded")
     check(bundle["machine"].get("cpu") and bundle["machine"].get("machine_id", "").startswith("host-"), "machine %r" % bundle["machine"])
     check("calibration" in bundle, "no calibration field")
@@ -134,6 +139,54 @@ def check_replay_refuses_changed_lab(e2e, grader, args):
         shutil.rmtree(root, ignore_errors=True)
 
 
+SPEEDUP_TIERS = "tiers = [ { at = 1.3, points = 0 }, { at = 1.8, points = 20 } ]"
+DENSE = [(round(0.30 + 0.01 * i, 2), round(20.0 * i / 570, 6)) for i in range(571)]  # 0.30x .. 6.00x, linear
+
+
+def tier_points(tiers, value):
+    if value < tiers[0][0]:
+        return 0.0
+    for (low_at, low_points), (high_at, high_points) in zip(tiers, tiers[1:]):
+        if value < high_at:
+            return low_points + (value - low_at) / (high_at - low_at) * (high_points - low_points)
+    return tiers[-1][1]
+
+
+def check_noise_retry(e2e, grader, args):
+    root = lab1_root(e2e, args.root)
+    temp = tempfile.mkdtemp(prefix="e2e-noise-retry-")
+    try:
+        toml = os.path.join(root, "labs", LAB1, "lab.toml")
+        with open(toml) as f:
+            text = f.read()
+        e2e.check(text.count(SPEEDUP_TIERS) == 1 and "target_noise = 0.03\n" in text, "lab1's lab.toml changed; update this check")
+        dense = "tiers = [ %s ]" % ", ".join("{ at = %.2f, points = %s }" % tier for tier in DENSE)
+        text = text.replace(SPEEDUP_TIERS, dense).replace("target_noise = 0.03\n", "target_noise = 0.03\nnoise_retry_seconds = 0.5\n", 1)
+        with open(toml, "w") as f:
+            f.write(text)
+        bundle_dir = os.path.join(temp, "b")
+        report, bundle = grade_with_bundle(e2e, grader, root, bundle_dir, [])
+        item = e2e.tests_by_name(report)["unrolled speedup over row pointers, 10000 x 10000"]
+        e2e.check("measurement" in item, "the speedup item was not timed: %s" % item["details"])
+        m = item["measurement"]
+        low, high = m["metric_interval"]
+        print("speedup %.3f, interval [%.3f, %.3f], measured again %d time(s), %s points" %
+              (m["metric_value"], low, high, m["noise_retries"], item["score"]))
+        e2e.check(m["noise_retries"] == 1, "measured again %d times with a 0.5 s budget, expected once" % m["noise_retries"])
+        e2e.check(m["within_noise"] is True and m["noise_rule"], "not flagged within noise: %r" % m)
+        e2e.check("within noise" in item["details"], "the details do not say within noise: %s" % item["details"])
+        e2e.check(abs(item["score"] - tier_points(DENSE, high)) < 1e-6,
+                  "%s points; the rule gives %s (the upper end %.4f)" % (item["score"], tier_points(DENSE, high), high))
+        e2e.check(item["score"] >= tier_points(DENSE, m["metric_value"]) - 1e-9, "fewer points than the median earns")
+        samples = {s["item"]: s for s in bundle["samples"]}[item["name"]]
+        e2e.check(len(samples["candidate"]["seconds"]) == m["candidate"]["reps"] == len(samples["baseline"]["seconds"]),
+                  "pooled samples: %d candidate, %d baseline, %d reps" % (len(samples["candidate"]["seconds"]),
+                                                                        len(samples["baseline"]["seconds"]), m["candidate"]["reps"]))
+    finally:
+        shutil.rmtree(temp, ignore_errors=True)
+        shutil.rmtree(root, ignore_errors=True)
+
+
 def checks(e2e):
     def bound(function):
         return lambda grader, args: function(e2e, grader, args)
@@ -141,4 +194,5 @@ def checks(e2e):
         "replay-bundle": bound(check_replay_bundle),
         "replay-timed-bundle": bound(check_replay_timed_bundle),
         "replay-refuses-changed-lab": bound(check_replay_refuses_changed_lab),
+        "noise-retry": bound(check_noise_retry),
     }

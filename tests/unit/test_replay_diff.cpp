@@ -14,18 +14,16 @@ using json = nlohmann::json;
 namespace {
 
 json report(const std::string& case_status, double metric, double low, double high, double score) {
-  return {{"status", "passed"},
-          {"tests",
-           {{{"name", "square"},
-             {"kind", "correctness"},
-             {"status", case_status},
-             {"cases", {{{"name", "n=7"}, {"variant", "unrolled"}, {"status", case_status}}}}},
-            {{"name", "speedup"},
-             {"kind", "performance"},
-             {"status", score >= 20 ? "passed" : "below_threshold"},
-             {"score", score},
-             {"max_score", 20},
-             {"measurement", {{"metric_value", metric}, {"metric_interval", {low, high}}}}}}}};
+  json one_case = {{"name", "n=7"}, {"variant", "unrolled"}, {"status", case_status}};
+  json correctness = {{"name", "square"}, {"kind", "correctness"}, {"status", case_status}, {"cases", json::array({one_case})}};
+  json measurement = {{"metric_value", metric}, {"metric_interval", json::array({low, high})}};
+  json performance = {{"name", "speedup"},
+                      {"kind", "performance"},
+                      {"status", score >= 20 ? "passed" : "below_threshold"},
+                      {"score", score},
+                      {"max_score", 20},
+                      {"measurement", measurement}};
+  return {{"status", "passed"}, {"tests", json::array({correctness, performance})}};
 }
 
 }  // namespace

@@ -90,8 +90,8 @@ ReplayDiff compare_reports(const json& then, const json& now) {
   if (status_of(then) != status_of(now))
     diff.differences.push_back("the submission as a whole: " + status_of(then) + " then, " + status_of(now) + " now (" +
                                now.value("status_details", "") + ")");
-  std::map<std::string, const json*> now_tests;
-  for (const auto& test : now.value("tests", json::array())) now_tests[test.value("name", "")] = &test;
+  std::map<std::string, json> now_tests;  // copies: value() returns the list by value
+  for (const auto& test : now.value("tests", json::array())) now_tests[test.value("name", "")] = test;
   for (const auto& test : then.value("tests", json::array())) {
     const std::string name = test.value("name", "");
     auto found = now_tests.find(name);
@@ -99,8 +99,8 @@ ReplayDiff compare_reports(const json& then, const json& now) {
       diff.differences.push_back("'" + name + "' was graded then and is not in the replay");
       continue;
     }
-    if (test.value("kind", "") == "correctness") compare_correctness(name, test, *found->second, diff);
-    else compare_performance(name, test, *found->second, diff);
+    if (test.value("kind", "") == "correctness") compare_correctness(name, test, found->second, diff);
+    else compare_performance(name, test, found->second, diff);
     now_tests.erase(found);
   }
   for (const auto& [name, test] : now_tests) diff.differences.push_back("'" + name + "' is graded now and was not then");

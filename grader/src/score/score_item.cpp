@@ -18,7 +18,8 @@ std::string fixed(double value, int digits) {
 }
 
 std::vector<EvaluatedTier> evaluated_tiers(const PerformanceItem& item, const Variables& scope) {
-  const std::vector<EvaluatedTier> tiers = evaluated_tiers(item, scope);
+  std::vector<EvaluatedTier> tiers;
+  for (const auto& tier : item.tiers) tiers.push_back({tier.at.evaluate(scope), tier.points});
   return tiers;
 }
 

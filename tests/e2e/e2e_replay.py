@@ -29,6 +29,7 @@ def lab1_root(e2e, source_root):
     """A course tree holding lab1 alone (lab files that may be edited without touching the repository)."""
     temp = tempfile.mkdtemp(prefix="e2e-replay-root-")
     shutil.copytree(os.path.join(source_root, "labs", LAB1), os.path.join(temp, "labs", LAB1))
+    shutil.copytree(os.path.join(source_root, "datasets", LAB1), os.path.join(temp, "datasets", LAB1))
     shutil.copytree(os.path.join(source_root, "grader", "labkit"), os.path.join(temp, "grader", "labkit"))
     return temp
 

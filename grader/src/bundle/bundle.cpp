@@ -74,7 +74,7 @@ std::map<std::string, std::string> folder_hashes(const fs::path& folder) {
 
 std::map<std::string, std::string> lab_file_hashes(const Environment& env, const LabSpec& spec) {
   std::map<std::string, std::string> hashes;
-  for (const fs::path& folder : {spec.dir, env.root / "grader" / "labkit"}) {
+  for (const fs::path& folder : {spec.dir, env.root / "datasets" / spec.name(), env.root / "grader" / "labkit"}) {
     const fs::path relative = folder.lexically_relative(env.root);
     for (const auto& [name, hash] : folder_hashes(folder)) hashes[(relative / name).generic_string()] = hash;
   }

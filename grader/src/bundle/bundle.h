@@ -56,8 +56,8 @@ class BundleWriter {
   std::filesystem::path staging_;
 };
 
-// Every regular file under the lab's folder and the lab kit (grader/labkit), by path relative to the root: what
-// decides a grade besides the submission and the grader itself.
+// Every regular file under the lab's folder, its public datasets (datasets/<lab>) and the lab kit (grader/labkit), by
+// path relative to the root: what decides a grade besides the submission and the grader itself.
 std::map<std::string, std::string> lab_file_hashes(const Environment& env, const LabSpec& spec);
 
 // Every regular file under `folder`, by path relative to it.

@@ -36,8 +36,9 @@ std::string version_of(const std::string& tool) {
   return result.ok() ? result.output : "(could not run `" + tool + " --version`)";
 }
 
-json toolchain(const Environment& env, const LabSpec& spec, const Report& report) {
-  json out = {{"cxx", env.cxx},
+// The compile and link commands as they ran are in the report's build_log.
+json toolchain(const Environment& env, const LabSpec& spec) {
+  return {{"cxx", env.cxx},
               {"cxx_version", version_of(env.cxx)},
               {"language", spec.build.language},
               {"flags", spec.build.flags},
@@ -45,9 +46,6 @@ json toolchain(const Environment& env, const LabSpec& spec, const Report& report
               {"judge_link_flags", spec.build.judge_link_flags},
               {"nvcc", env.nvcc ? json(*env.nvcc) : json(nullptr)},
               {"nvcc_version", env.nvcc ? json(version_of(*env.nvcc)) : json(nullptr)}};
-  // The compile commands as they ran, from the build log's first lines, for a TA who wants them spelled out.
-  out["build_log"] = report.build_log;
-  return out;
 }
 
 json calibration_used(const Environment& env) {
@@ -135,7 +133,7 @@ void BundleWriter::finish(const Environment& env, const LabSpec& spec, const Gra
                        {"submission", report.submission},
                        {"staged_files", folder_hashes(staged_copy())},
                        {"lab_files", lab_file_hashes(env, spec)},
-                       {"toolchain", toolchain(env, spec, report)},
+                       {"toolchain", toolchain(env, spec)},
                        {"machine", machine},
                        {"calibration", calibration_used(env)},
                        {"samples", samples},

@@ -26,7 +26,7 @@ LABS = {"lab1": "lab1-matvec", "lab4": "lab4-blocking"}
 SEED = 15015  # one seed for every regrade: a regrade replays the student's inputs
 
 
-def grade(grader, root, lab, submission):
+def grade(grader, root, lab, submission, keep=None):
     argv = [grader, "--root", root, "grade", lab, "--submission", submission, "--format", "json", "--seed", str(SEED)]
     start = time.monotonic()
     done = subprocess.run(argv, capture_output=True, text=True)
@@ -35,6 +35,9 @@ def grade(grader, root, lab, submission):
         report = json.loads(done.stdout)
     except ValueError:
         sys.exit("%s exited %d without a JSON report:\n%s" % (" ".join(argv), done.returncode, done.stderr[-2000:]))
+    if keep:
+        with open(keep, "w") as f:
+            f.write(done.stdout)
     within_noise = sum(1 for t in report["tests"] if t.get("measurement", {}).get("within_noise"))
     retries = sum(t.get("measurement", {}).get("noise_retries", 0) for t in report["tests"])
     return report["score"], seconds, within_noise, retries
@@ -60,8 +63,11 @@ def main():
     parser.add_argument("--labs", nargs="+", default=sorted(LABS), choices=sorted(LABS))
     parser.add_argument("--no-load", action="store_true", help="no busy process beside the gradings")
     parser.add_argument("--json", help="also write the figures to this file")
+    parser.add_argument("--keep", help="keep every report, as <lab>-<kind>-<i>.json in this folder (to see which items moved)")
     args = parser.parse_args()
 
+    if args.keep:
+        os.makedirs(args.keep, exist_ok=True)
     load = None
     if not args.no_load:
         # One core kept busy for the whole run, as another user's job would.
@@ -74,7 +80,8 @@ def main():
                                      ("mid-tier", os.path.join(ROOT, "bench", "mid_tier", folder))):
                 runs = []
                 for i in range(args.n):
-                    runs.append(grade(args.grader, ROOT, lab, submission))
+                    keep = os.path.join(args.keep, "%s-%s-%d.json" % (lab, kind, i + 1)) if args.keep else None
+                    runs.append(grade(args.grader, ROOT, lab, submission, keep))
                     print("  %s %s %d/%d: %.2f points in %.1f s" % (lab, kind, i + 1, args.n, runs[-1][0], runs[-1][1]),
                           file=sys.stderr, flush=True)
                 results["%s %s" % (lab, kind)] = summarise("%s %s (%s)" % (lab, kind, os.path.relpath(submission, ROOT)), runs)

@@ -3,8 +3,8 @@ e2e.py's CHECKS by checks(e2e): e2e.py passes itself in, so these use its Grader
 
     replay-bundle            lab1's reference, --quick, with --bundle: every field of bundle.json; replay: no differences
     replay-timed-bundle      the same, timed: each performance item's raw samples are in the bundle, as many as the report's reps
-    replay-refuses-changed-lab   a lab file edited after grading: replay refuses (exit 6), naming the file; another
-                             submission: replay says what differs (exit 7)
+    replay-refuses-changed-lab   a lab file edited after grading: replay refuses (exit 7), naming the file; another
+                             submission: replay says what differs (exit 8)
     noise-retry              a copy of lab1 whose speedup tiers are so dense that every interval holds a threshold:
                              the item is measured again once (a 0.5 s budget), pooled, flagged within noise and scored
                              at its interval's upper end
@@ -16,7 +16,7 @@ import shutil
 import subprocess
 import tempfile
 
-REPLAY_REFUSED, REPLAY_DIFFERS = 6, 7  # grader/src/cli/exit_codes.h
+REPLAY_REFUSED, REPLAY_DIFFERS = 7, 8  # grader/src/cli/exit_codes.h
 LAB1 = "lab1-matvec"
 
 
@@ -122,7 +122,7 @@ def check_replay_refuses_changed_lab(e2e, grader, args):
     try:
         bundle_dir = os.path.join(temp, "reference.bundle")
         grade_with_bundle(e2e, grader, root, bundle_dir, ["--quick"])
-        # Another submission replayed against the bundle: a difference, named, and exit 7.
+        # Another submission replayed against the bundle: a difference, named, and exit 8.
         wrong = os.path.join(args.submissions, "wrong_answer")
         run = grader.run("replay", bundle_dir, "--submission", wrong, root=root)
         e2e.check(run.code == REPLAY_DIFFERS, "replay of another submission: exit code %d, expected %d" % (run.code, REPLAY_DIFFERS))

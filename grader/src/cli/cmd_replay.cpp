@@ -1,5 +1,5 @@
 // grader replay BUNDLE [--submission DIR]: grades a replay bundle's submission again, with the seed and options it
-// was graded with, and prints what differs (bundle/replay_diff.h). Refuses, with exit code 6, when the lab's files
+// was graded with, and prints what differs (bundle/replay_diff.h). Refuses, with exit code 7, when the lab's files
 // are not the ones the bundle was graded with: a replay must regrade the same lab, or it proves nothing.
 #include <iostream>
 

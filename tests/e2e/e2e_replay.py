@@ -50,9 +50,11 @@ def check_bundle_fields(e2e, root, report, bundle_dir, bundle):
     check(bundle["seed"] == report["seed"], "the bundle's seed %r, the report's %r" % (bundle["seed"], report["seed"]))
     # Every lab file, hashed as it is on disk.
     lab_dir = os.path.join(root, "labs", LAB1)
-    for name in os.listdir(lab_dir):
-        key = "labs/%s/%s" % (LAB1, name)
-        check(bundle["lab_files"].get(key) == sha256(os.path.join(lab_dir, name)), "lab file %s: %r" % (key, bundle["lab_files"].get(key)))
+    for folder, _, names in os.walk(lab_dir):
+        for name in names:
+            path = os.path.join(folder, name)
+            key = "labs/%s/%s" % (LAB1, os.path.relpath(path, lab_dir).replace(os.sep, "/"))
+            check(bundle["lab_files"].get(key) == sha256(path), "lab file %s: %r" % (key, bundle["lab_files"].get(key)))
     check(any(k.startswith("grader/labkit/") for k in bundle["lab_files"]), "the lab kit's files are not hashed")
     # The staged file, hashed and kept.
     reference = os.path.join(root, "reference", LAB1, "matvec.cpp")

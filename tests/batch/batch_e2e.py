@@ -138,6 +138,15 @@ def check_class(ctx, class_dir):
         check(text.startswith("lab1-matvec: "), "%s.txt does not start with the report's title" % sid)
         check("\033[" not in text, "%s.txt has colour codes" % sid)
         check("total %s / 80" % rows[sid][1] in text, "%s.txt does not show the total %s" % (sid, rows[sid][1]))
+        # Issue 15: every student who reached the pipeline has a replay bundle of that grading; a refused one has none.
+        bundle = os.path.join(out, sid + ".bundle", "bundle.json")
+        if want["variant"] == "refused" or report["batch"]["refused"]:
+            check(not os.path.exists(bundle), "%s was refused and has a replay bundle" % sid)
+        else:
+            check(os.path.isfile(bundle), "%s has no replay bundle %s" % (sid, bundle))
+            kept = load(bundle)
+            check(kept["seed"] == report["seed"] and kept["report"]["score"] == report["score"],
+                  "%s: the bundle's seed or score is not the report's" % sid)
         if want["variant"] in ("fast", "slow", "wrong"):
             # Staff grading: hidden cases ran.
             check(report["hidden_not_run"] == 0, "%s: %d hidden cases not run" % (sid, report["hidden_not_run"]))

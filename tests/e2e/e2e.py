@@ -1102,6 +1102,11 @@ CHECKS.update({
     "gpu-replays": check_gpu_replays,
 })
 
+# Replay bundles and `grader replay`: their own file (e2e_replay.py), given this one's helpers.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import e2e_replay  # noqa: E402
+CHECKS.update(e2e_replay.checks(sys.modules[__name__]))
+
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])

@@ -91,6 +91,7 @@ BatchCounts run_batch(const Environment& env, const LabSpec& spec, const std::ve
       progress.started(student.id);
       StudentGrading mine = grading;
       mine.progress = [&progress, &student](const std::string& line) { progress.step(student.id, line); };
+      if (run.bundles) mine.bundle = store.bundle_path(student.id);
       // A regrade replays the seed the student's report was graded with.
       std::optional<std::uint64_t> seed;
       const std::optional<nlohmann::json> previous = store.result(student.id);

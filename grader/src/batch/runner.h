@@ -27,6 +27,7 @@ struct BatchRun {
   bool force = false;       // regrade students who are already finished
   bool gradescope = false;  // also <id>.results.json
   std::string reason;       // --reason: recorded with each regrade (batch/audit.h)
+  bool bundles = true;      // also <id>.bundle, each student's replay bundle
   StudentGrading grading;   // seed, --quick, archive limits, scratch folder (run_batch sets the timing mutex)
 };
 

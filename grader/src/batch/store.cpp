@@ -154,7 +154,8 @@ void ResultStore::remove_stale_temporaries() const {
     for (const auto& entry : fs::directory_iterator(folder, ec)) {
       const std::string name = entry.path().filename().string();
       if (name.empty() || name[0] != '.' || name.find(temporary_marker) == std::string::npos) continue;
-      if (entry.last_write_time(ec) < stale_before) fs::remove(entry.path(), ec);
+      // remove_all: a replay bundle is staged as a folder (bundle/bundle.h).
+      if (entry.last_write_time(ec) < stale_before) fs::remove_all(entry.path(), ec);
     }
   }
 }

@@ -9,6 +9,7 @@
 //   <out>/regrades.csv        every regrade: when, by whom, old and new score, the --reason (batch/audit.h)
 //   <out>/<id>.json           the report, --format json's schema, plus a "batch" object (below)
 //   <out>/<id>.txt            the report as the student reads it from `grader <lab>`, without colour
+//   <out>/<id>.bundle/        the grading's replay bundle (bundle/bundle.h), written before <id>.json; not with --no-bundles
 //   <out>/gradescope/<id>.results.json   Gradescope's results.json (with --gradescope); in a folder of its own so
 //                             student `gs.results`'s report and student `gs`'s results.json are different files
 //   <out>/.lock               held (flock) by the batch writing here, so two batches never grade the class twice
@@ -108,6 +109,7 @@ class ResultStore {
 
   std::filesystem::path report_path(const std::string& id) const { return folder_ / (file_stem(id) + ".json"); }
   std::filesystem::path text_path(const std::string& id) const { return folder_ / (file_stem(id) + ".txt"); }
+  std::filesystem::path bundle_path(const std::string& id) const { return folder_ / (file_stem(id) + ".bundle"); }
   std::filesystem::path gradescope_path(const std::string& id) const {
     return folder_ / "gradescope" / (file_stem(id) + ".results.json");
   }

@@ -7,6 +7,7 @@
 #include <ctime>
 
 #include "batch/intake.h"
+#include "bundle/bundle.h"
 #include "build/build.h"
 #include "calibrate/calibration.h"
 #include "pipeline/grade.h"
@@ -82,14 +83,34 @@ class WorkFolder {
 
 Report grade_folder(const Environment& env, const LabSpec& spec, const fs::path& folder, std::uint64_t seed,
                     const StudentGrading& grading) {
+  std::optional<BundleWriter> bundle;
+  std::string no_bundle;  // why, when there should be one
   GradeOptions options;
+  if (!grading.bundle.empty()) {
+    try {
+      bundle.emplace(grading.bundle);
+      options.keep_staged_in = bundle->staged_copy();
+    } catch (const std::exception& error) {
+      no_bundle = error.what();
+    }
+  }
   options.submission = folder;
   options.seed = seed;
   options.quick = grading.quick;
   options.include_hidden = true;  // staff grading: hidden cases and items too
   options.performance_mutex = grading.performance_mutex;
   options.progress = grading.progress;
-  return grade_submission(env, spec, options);
+  Report report = grade_submission(env, spec, options);
+  if (bundle) {
+    try {
+      bundle->finish(env, spec, options, report);
+    } catch (const std::exception& error) {
+      no_bundle = error.what();
+    }
+  }
+  // The grade stands; the report says its evidence could not be kept.
+  if (!no_bundle.empty()) report.warnings.push_back("no replay bundle was written: " + no_bundle);
+  return report;
 }
 
 }  // namespace

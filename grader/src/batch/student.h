@@ -30,6 +30,9 @@ struct StudentGrading {
   // timing at a time. Null: no lock.
   std::mutex* performance_mutex = nullptr;
   std::function<void(const std::string&)> progress;  // the pipeline's one-line status updates
+  // Non-empty: this student's replay bundle goes here (bundle/bundle.h). A submission refused before the
+  // pipeline (a bad archive) has nothing to replay and gets none.
+  std::filesystem::path bundle;
 };
 
 // Each student's seed: a mix of the batch seed and the id, so one student's inputs never depend on who

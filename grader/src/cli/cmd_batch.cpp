@@ -47,6 +47,7 @@ struct BatchCommand {
   std::vector<std::string> regrade;
   std::string reason;  // recorded with each regrade (batch/audit.h)
   bool gradescope = false;
+  bool no_bundles = false;
   bool no_summary = false;
   std::uint64_t max_archive_mb = 64;
   std::size_t max_archive_files = 2000;
@@ -203,6 +204,7 @@ void submit_to_slurm(const BatchCommand& command, const Environment& env, const 
   if (command.force || !command.regrade.empty()) task_command.push_back("--force");
   if (!command.reason.empty()) task_command.insert(task_command.end(), {"--reason", command.reason});
   if (settings.writes(gradescope_format)) task_command.push_back("--gradescope");
+  if (command.no_bundles) task_command.push_back("--no-bundles");
 
   SlurmOptions options = command.slurm_options;
   options.chunk = tasks.chunk;
@@ -394,6 +396,7 @@ void run_batch_command(BatchCommand command) {
   run.force = command.force || !command.regrade.empty();
   run.gradescope = settings.writes(gradescope_format);
   run.reason = command.reason;
+  run.bundles = !command.no_bundles;
   run.grading = student_grading(command, settings);
 
   std::size_t to_grade = 0;
@@ -463,6 +466,7 @@ void setup_batch(CLI::App& app) {
   batch->add_option("--regrade", command->regrade, "regrade this student, replaying their inputs (repeatable)");
   batch->add_option("--reason", command->reason, "why: recorded with each regrade in <out>/regrades.csv");
   batch->add_flag("--gradescope", command->gradescope, "also write gradescope/<id>.results.json, now and on every later run");
+  batch->add_flag("--no-bundles", command->no_bundles, "do not write <id>.bundle, each student's replay bundle");
   batch->add_flag("--no-summary", command->no_summary, "do not write grades.csv and summary.md at the end");
   batch->add_option("--canvas", command->canvas, "also write canvas.csv for Canvas's gradebook, from this roster (Canvas's export)");
   batch->add_option("--canvas-map", command->canvas_map, "with --canvas: a CSV `submission,student` naming each submission's student");

@@ -9,6 +9,7 @@
 #include <iostream>
 
 #include "build/build.h"
+#include "bundle/bundle.h"
 #include "cli/common.h"
 #include "cli/values.h"
 #include "core/atomic_file.h"
@@ -35,6 +36,7 @@ struct GradeCommand {
   std::string sanitize;  // "auto" when given bare: compute-sanitizer's memcheck on a CUDA lab, address,undefined on a CPU lab
   std::optional<std::string> only;
   std::optional<std::string> dump_case;
+  std::optional<std::filesystem::path> bundle;
 };
 
 // --sanitize with or without a value, checked against the kind of lab.
@@ -119,6 +121,13 @@ void run_grade(const GradeCommand& command) {
   options.seed = command.seed ? parse_whole_number("--seed", *command.seed, 0, UINT64_MAX) : fresh_seed();
   // Checked before grading, so a mistyped -o does not cost a whole grading and then write nothing.
   if (command.output) check_output_file(*command.output);
+  std::optional<BundleWriter> bundle;
+  try {
+    if (command.bundle) bundle.emplace(*command.bundle);
+  } catch (const BundleError& error) {
+    throw CommandFailure(ExitCode::usage, "--bundle: " + std::string(error.what()));
+  }
+  if (bundle) options.keep_staged_in = bundle->staged_copy();
   if (command.keep) keep_scratch();
   options.quick = command.quick;
   options.include_hidden = command.hidden;
@@ -144,6 +153,14 @@ void run_grade(const GradeCommand& command) {
     report.max_score = spec.max_score();
   }
   if (options.progress) std::cerr << "\r\033[K" << std::flush;
+  if (bundle) {
+    try {
+      bundle->finish(env, spec, options, report);
+    } catch (const std::exception& error) {
+      // The grading stands; the report says the evidence for it could not be kept.
+      report.warnings.push_back("no replay bundle was written: " + std::string(error.what()));
+    }
+  }
 
   std::string rendered;
   if (command.format == "json") {
@@ -183,6 +200,7 @@ void setup_grade(CLI::App& app) {
   grade->add_flag("--quick,-q", command->quick, "correctness only: no timing");
   grade->add_option("--seed", command->seed, "replay a run: the seed its report printed");
   grade->add_flag("--hidden", command->hidden, "also run hidden cases and items (staff)");
+  grade->add_option("--bundle", command->bundle, "also write a replay bundle into this folder (`grader replay` grades it again)");
   grade->add_flag("--keep-workdir", command->keep, "keep the work directory (for debugging the grader)");
   grade->add_option("--sanitize", command->sanitize,
                     "correctness only, under a memory checker: CUDA labs compute-sanitizer (memcheck, or racecheck); "

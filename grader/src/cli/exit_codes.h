@@ -18,6 +18,9 @@ enum class ExitCode : int {
   internal = 4,         // the grader itself failed
   not_run = 5,          // built, but not run: a GPU lab on a machine without a CUDA GPU
   job_refused = 6,      // the cluster refused the job: sbatch ran and said no (account, partition, limits)
+  // Replay's codes follow main's job_refused.
+  replay_refused = 7,   // replay: the lab files are not the ones the bundle was graded with
+  replay_differs = 8,   // replay: graded again, and something differs beyond noise
 };
 
 struct ExitCodeInfo {
@@ -81,6 +84,13 @@ inline constexpr std::array exit_code_table = {
 
     ExitCodeInfo{"list", ExitCode::all_passed, "the labs are listed"},
     ExitCodeInfo{"list", ExitCode::usage, "bad usage, or an invalid lab.toml"},
+
+    ExitCodeInfo{"replay", ExitCode::all_passed, "graded again: correctness identical, every timing within its noise"},
+    ExitCodeInfo{"replay", ExitCode::usage, "bad usage: no replay bundle there, an unknown lab, or an invalid lab.toml"},
+    ExitCodeInfo{"replay", ExitCode::environment, "environment missing: no C++ compiler, or no nvcc for a CUDA lab"},
+    ExitCodeInfo{"replay", ExitCode::internal, "internal error in the grader"},
+    ExitCodeInfo{"replay", ExitCode::replay_refused, "refused: the lab files differ from the bundle's (each one is named)"},
+    ExitCodeInfo{"replay", ExitCode::replay_differs, "graded again, and something differs beyond noise (each line DIFFERS says what)"},
 };
 
 inline int as_int(ExitCode code) { return static_cast<int>(code); }

@@ -6,6 +6,7 @@
 //   grader calibrate                 measure this machine's roofline
 //   grader datasets generate|verify  public test data
 //   grader export gradescope LAB     an autograder for a course platform
+//   grader replay BUNDLE             grade a replay bundle again and say what differs
 #include <CLI/CLI.hpp>
 #include <iostream>
 
@@ -52,6 +53,7 @@ int main(int argc, char** argv) {
   grader::setup_new_lab(app);
   grader::setup_release(app);
   grader::setup_export(app);
+  grader::setup_replay(app);
   const auto every = [](const CLI::App*) { return true; };
   for (auto* command : app.get_subcommands(every)) {
     command->footer(grader::exit_code_help(command->get_name()));

@@ -66,6 +66,12 @@ void fill_rates(const PerformanceItem& item, const Variables& scope, Timing& tim
   }
 }
 
+void derive_speedup(Measurement& m) {
+  m.speedup = m.baseline.median / m.candidate.median;
+  m.speedup_low = m.candidate.q3 > 0 ? m.baseline.q1 / m.candidate.q3 : 0;
+  m.speedup_high = m.candidate.q1 > 0 ? m.baseline.q3 / m.candidate.q1 : 0;
+}
+
 void place_on_roofline(const PerformanceItem& item, const Variables& scope, const Ceilings& ceilings, Measurement& m) {
   m.ceiling_gbps = ceilings.bytes_per_second / 1e9;
   m.ceiling_gflops = ceilings.flops_per_second / 1e9;

@@ -36,6 +36,9 @@ std::optional<Ceilings> roofline_ceilings(const PerformanceItem& item, const Var
 // Median, quartiles, GFLOP/s and GB/s of a timing from its samples and the item's flops and bytes.
 void fill_rates(const PerformanceItem& item, const Variables& scope, Timing& timing);
 
+// The speedup and its quartile range from the two timings' filled-in medians and quartiles.
+void derive_speedup(Measurement& m);
+
 // The roofline fraction of the candidate's median, the binding ceiling's label, and the fraction of what is
 // physically possible (left 0 without a calibration, or without flops and bytes).
 void place_on_roofline(const PerformanceItem& item, const Variables& scope, const Ceilings& ceilings, Measurement& m);

@@ -278,9 +278,7 @@ bool measure_item(const PerformanceItem& item, const MeasureInputs& in, MeasureC
     }
     m.compare.push_back(cap);
   }
-  m.speedup = m.baseline.median / m.candidate.median;
-  m.speedup_low = m.candidate.q3 > 0 ? m.baseline.q1 / m.candidate.q3 : 0;
-  m.speedup_high = m.candidate.q1 > 0 ? m.baseline.q3 / m.candidate.q1 : 0;
+  derive_speedup(m);
 
   if (auto ceilings = roofline_ceilings(item, scope, context.spec.gpu, context.calibration))
     place_on_roofline(item, scope, *ceilings, m);

@@ -47,6 +47,12 @@ bool Grading::build_everything() {
     report_.verdict_details = staged.details;
     return false;
   }
+  if (!options_.keep_staged_in.empty()) {
+    // For the replay bundle; failing to keep a copy must not cost the student the grading.
+    std::error_code ec;
+    fs::copy(workdir_ / "src", options_.keep_staged_in, fs::copy_options::recursive | fs::copy_options::overwrite_existing, ec);
+    if (ec) report_.warnings.push_back("the replay bundle lacks the staged files: " + ec.message());
+  }
 
   progress("building the lab's harness and judge");
   try {

@@ -27,6 +27,7 @@ struct GradeOptions {
   std::string only;              // one item's name: grade it (and the correctness items a timed one needs) alone
   std::function<void(const std::string&)> progress;  // one-line status updates, may be empty
   std::mutex* performance_mutex = nullptr;  // held while timing: a batch times one submission at a time
+  std::filesystem::path keep_staged_in;     // non-empty: the staged files are copied here (a replay bundle's)
 };
 
 // Whether `sanitize` names compiler sanitizers (a CPU lab's) rather than a compute-sanitizer tool.

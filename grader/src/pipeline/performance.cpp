@@ -5,6 +5,7 @@
 
 #include "measure/foreign_load.h"
 #include "measure/measure_item.h"
+#include "measure/pool.h"
 #include "pipeline/grading.h"
 #include "score/score_item.h"
 
@@ -33,6 +34,41 @@ void Grading::measure(const PerformanceItem& item, TestResult& test) {
   if (!measure_item(item, in, context, test)) return;
   Variables scope = machine_;
   for (const auto& [name, value] : in.params) scope[name] = value;
+
+  // An interval that holds a tier threshold of this item, or of another item scored from the same timing, could
+  // land on either side of it on a regrade: measure again and pool, within the lab's budget. Items whose
+  // intervals are clear never come here, so their grading takes as long as it did.
+  std::vector<const PerformanceItem*> sharing;
+  for (const auto& other : spec_.performance)
+    if (measurement_key(other) == measurement_key(item)) sharing.push_back(&other);
+  const auto straddles = [&] {
+    for (const auto* other : sharing) {
+      Variables other_scope = machine_;
+      for (const auto& [name, value] : case_params(other->params, machine_)) other_scope[name] = value;
+      if (straddles_tiers(*other, other_scope, *test.measurement)) return true;
+    }
+    return false;
+  };
+  const auto ceilings = roofline_ceilings(item, scope, spec_.gpu, calibration_);
+  const auto retries_began = steady::now();
+  for (int retry = 1; straddles() && seconds_since(retries_began) < spec_.timing.noise_retry_seconds; ++retry) {
+    progress("performance: " + item.name + ": within noise of a tier threshold, measuring again (" + std::to_string(retry) + ")");
+    // Seeds of their own, derived from the run's: a replay of the bundle measures again exactly alike.
+    MeasureInputs again_in = in;
+    const std::string suffix = "#" + std::to_string(retry);
+    again_in.seeds.inputs = derive_seed(options_.seed, "performance/" + item.name + suffix);
+    again_in.seeds.fresh = derive_seed(options_.seed, "fresh/" + item.name + suffix);
+    again_in.seeds.checks = derive_seed(options_.seed, "check/" + item.name + suffix);
+    TestResult again = test;
+    again.measurement.reset();
+    // A measurement again is held to every check the first one was: wrong outputs or a fooled timer stand.
+    if (!measure_item(item, again_in, context, again)) {
+      test = again;
+      return;
+    }
+    if (!pool_measurements(item, scope, ceilings, *test.measurement, *again.measurement)) break;
+    test.measurement->noise_retries = retry;
+  }
   score_measurement(item, scope, test);
 }
 
@@ -106,6 +142,7 @@ void Grading::grade_performance(const PerformanceItem& item, TestResult& test) {
   {
     Variables scope = machine_;
     for (const auto& [name, value] : case_params(item.params, machine_)) scope[name] = value;
+    test.measurement->within_noise = false;
     score_measurement(item, scope, test);
   }
 }

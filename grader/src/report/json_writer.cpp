@@ -3,6 +3,7 @@
 
 #include "report/leaderboard.h"
 #include "report/writers.h"
+#include "score/score.h"
 
 namespace grader {
 
@@ -66,6 +67,10 @@ json to_json(const Report& report) {
                               {"roofline_fraction", finite_or_zero(m.roofline_fraction)},
                               {"roofline_bound", m.roofline_bound},
                               {"metric_value", finite_or_zero(m.metric_value)},
+                              {"metric_interval", {finite_or_zero(m.metric_low), finite_or_zero(m.metric_high)}},
+                              {"within_noise", m.within_noise},
+                              {"noise_retries", m.noise_retries},
+                              {"noise_rule", m.within_noise ? within_noise_rule : ""},
                               {"full_marks_at", m.threshold_full},
                               {"metric", m.metric},
                               {"tiers", tiers_json(m)},
@@ -133,6 +138,8 @@ json to_gradescope(const Report& report) {
         output += "\n  " + c.name + " [" + c.variant + "]: " + std::string(info(c.verdict).label) + ": " + c.details;
     if (!test.next_step.empty()) output += "\nnext step: " + test.next_step;
     const bool ok = test.verdict == Verdict::passed;
+    json tags = {std::string(to_string(test.kind)), std::string(to_string(test.verdict))};
+    if (test.measurement && test.measurement->within_noise) tags.push_back("within_noise");
     tests.push_back({{"name", test.name},
                      {"score", finite_or_zero(test.score)},  // NaN would be written as null, which Gradescope refuses
                      {"max_score", finite_or_zero(test.max_score)},
@@ -140,7 +147,7 @@ json to_gradescope(const Report& report) {
                      {"output", output},
                      // Build logs and program output hold '<', '*' and '_': shown as written, never as HTML or markdown.
                      {"output_format", "text"},
-                     {"tags", {std::string(to_string(test.kind)), std::string(to_string(test.verdict))}},
+                     {"tags", tags},
                      {"visibility", gradescope_visibility(test.visibility)}});
   }
   // "lab1-matvec: graded, 20 / 80 points; first failure: wrong answer in row pointers": the words of the report's

@@ -52,6 +52,11 @@ struct Measurement {
   // The ceilings this item is held to, for the roofline plot: 0 where the machine has no calibration for them.
   double ceiling_gbps = 0, ceiling_gflops = 0;
   std::string memory_ceiling, compute_ceiling;  // their labels
+  // The metric's 95% confidence interval from the raw samples (score/noise.h). `within_noise`: it still held a
+  // tier threshold after `noise_retries` more measurements, and the item was scored by noise_rule().
+  double metric_low = 0, metric_high = 0;
+  bool within_noise = false;
+  int noise_retries = 0;
 };
 
 struct TestResult {

@@ -152,6 +152,7 @@ std::string render_text(const Report& report, bool colour) {
         for (const auto& t : me.compare)
           out << "        " << pad(t.label, label_width) << rates(t) << style.dim("(for comparison)") << "\n";
         if (!me.roofline_bound.empty()) out << "        " << style.dim("roofline bound: " + me.roofline_bound) << "\n";
+        if (me.within_noise) out << "        " << style.warn("within noise") << " (the details below say which rule scored it)\n";
       }
       if (!test.details.empty()) out << "        " << test.details << "\n";
       if (!test.next_step.empty()) out << "        " << style.bold("next step: ") << test.next_step << "\n";

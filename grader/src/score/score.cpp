@@ -1,5 +1,6 @@
 #include "score/score.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace grader {
@@ -15,6 +16,15 @@ double tier_points(const std::vector<EvaluatedTier>& tiers, double value) {
     }
   }
   return tiers.back().points;
+}
+
+bool straddles_threshold(const std::vector<EvaluatedTier>& tiers, double low, double high) {
+  if (!(low < high) || tier_points(tiers, low) >= tier_points(tiers, high)) return false;
+  return std::any_of(tiers.begin(), tiers.end(), [&](const EvaluatedTier& tier) { return low < tier.at && tier.at <= high; });
+}
+
+double within_noise_points(const std::vector<EvaluatedTier>& tiers, double median, double high) {
+  return std::max(tier_points(tiers, median), tier_points(tiers, high));
 }
 
 }  // namespace grader

@@ -18,12 +18,32 @@ std::string fixed(double value, int digits) {
   return text.str();
 }
 
+std::vector<EvaluatedTier> evaluated_tiers(const PerformanceItem& item, const Variables& scope) {
+  std::vector<EvaluatedTier> tiers;
+  for (const auto& tier : item.tiers) tiers.push_back({tier.at.evaluate(scope), tier.points});
+  return tiers;
+}
+
 }  // namespace
+
+ConfidenceInterval metric_interval(const PerformanceItem& item, const Measurement& m) {
+  if (item.metric == Metric::speedup) return median_ratio_interval(m.baseline.seconds, m.candidate.seconds);
+  // The roofline fraction is a constant over the candidate's median time: its interval is the time's, inverted.
+  const ConfidenceInterval time = median_interval(m.candidate.seconds);
+  if (time.low <= 0 || m.candidate.median <= 0) return {};
+  const double constant = m.roofline_fraction * m.candidate.median;
+  return {constant / time.high, constant / time.low};
+}
+
+bool straddles_tiers(const PerformanceItem& item, const Variables& scope, const Measurement& m) {
+  if (item.metric == Metric::roofline && m.roofline_fraction <= 0) return false;
+  const ConfidenceInterval interval = metric_interval(item, m);
+  return straddles_threshold(evaluated_tiers(item, scope), interval.low, interval.high);
+}
 
 void score_measurement(const PerformanceItem& item, const Variables& scope, TestResult& test) {
   Measurement& m = *test.measurement;
-  std::vector<EvaluatedTier> tiers;
-  for (const auto& tier : item.tiers) tiers.push_back({tier.at.evaluate(scope), tier.points});
+  const std::vector<EvaluatedTier> tiers = evaluated_tiers(item, scope);
   m.threshold_full = tiers.empty() ? 0 : tiers.back().at;
   m.metric = std::string(to_string(item.metric));
   m.tiers.clear();
@@ -46,7 +66,11 @@ void score_measurement(const PerformanceItem& item, const Variables& scope, Test
     return;
   }
   m.metric_value = item.metric == Metric::speedup ? m.speedup : m.roofline_fraction;
-  test.score = tier_points(tiers, m.metric_value);
+  const ConfidenceInterval interval = metric_interval(item, m);
+  m.metric_low = interval.low;
+  m.metric_high = interval.high;
+  m.within_noise = straddles_threshold(tiers, interval.low, interval.high);
+  test.score = m.within_noise ? within_noise_points(tiers, m.metric_value, interval.high) : tier_points(tiers, m.metric_value);
   test.verdict = test.score >= item.max_points() - 1e-9 ? Verdict::passed : Verdict::below_threshold;
   const std::string what = item.metric == Metric::speedup ? "speedup " + fixed(m.speedup, 2) + "x"
                                                           : fixed(100 * m.roofline_fraction, 1) + "% of the roofline";
@@ -54,6 +78,15 @@ void score_measurement(const PerformanceItem& item, const Variables& scope, Test
                                                             : fixed(100 * m.threshold_full, 0) + "%";
   test.next_step = next_step(item, scope, m);
   test.details = item.max_points() > 0 ? what + "; full marks from " + target : what + "; for the report only (no points)";
+  if (m.within_noise) {
+    const auto shown = [&](double value) {
+      return item.metric == Metric::speedup ? fixed(value, 2) + "x" : fixed(100 * value, 1) + "%";
+    };
+    test.details += "; within noise: the 95% interval " + shown(interval.low) + " to " + shown(interval.high) +
+                    " holds a tier threshold" +
+                    (m.noise_retries > 0 ? " after " + std::to_string(m.noise_retries) + " more measurement(s)" : "") +
+                    ", so it is " + within_noise_rule;
+  }
 }
 
 }  // namespace grader

@@ -2,6 +2,7 @@
 // item is graded by it, nothing past what is physically possible is believed, and then the tiers decide.
 #pragma once
 
+#include "measure/interval.h"
 #include "report/report.h"
 #include "spec/expr.h"
 #include "spec/lab_spec.h"
@@ -9,6 +10,14 @@
 namespace grader {
 
 // `test.measurement` is filled in; `scope` holds the machine's variables and the item's parameters.
+// Also sets the metric's confidence interval; an interval that holds a tier threshold scores by
+// within_noise_points (score.h) and says so in the details.
 void score_measurement(const PerformanceItem& item, const Variables& scope, TestResult& test);
+
+// The 95% confidence interval of the item's metric from the measurement's raw samples (measure/interval.h).
+ConfidenceInterval metric_interval(const PerformanceItem& item, const Measurement& m);
+
+// Whether that interval holds one of the item's tier thresholds, so measuring again could move its points.
+bool straddles_tiers(const PerformanceItem& item, const Variables& scope, const Measurement& m);
 
 }  // namespace grader

@@ -230,6 +230,7 @@ void read_timing_section(const SpecTable& root, TimingSpec& timing) {
       f->fail("'target_noise' is a fraction of the median and must be below 1, like 0.03");
     }
   }
+  if (auto f = table.optional("noise_retry_seconds")) timing.noise_retry_seconds = f->as_number_in(0, 600);
 }
 
 LabSpec read_spec(const toml::table& document, std::string_view text, const std::filesystem::path& path) {

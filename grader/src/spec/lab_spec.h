@@ -190,6 +190,9 @@ struct TimingSpec {
   int max_reps = 40;
   double max_seconds = 3.0;      // per performance item, candidate and baseline together
   double target_noise = 0.03;    // stop once both sides' spread (IQR / median) is under this
+  // Per item: how long it may be measured again while its metric's confidence interval holds a tier threshold
+  // (pipeline/performance.cpp); 0 turns measuring again off.
+  double noise_retry_seconds = 10.0;
 };
 
 struct LabSpec {

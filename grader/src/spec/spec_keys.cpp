@@ -48,6 +48,7 @@ const std::vector<std::string>& known_spec_keys() {
       "timing.max_reps",
       "timing.max_seconds",
       "timing.target_noise",
+      "timing.noise_retry_seconds",
 
       "tolerance",
       "tolerance.rtol",

@@ -1,0 +1,110 @@
+// test_within_noise.cpp: one timed item from its raw samples to its points and to every report format
+// (grader/src/score/score_item.h, report/writers.h): an interval that holds a tier threshold is flagged "within
+// noise" and scored by the stated rule; an interval clear of the thresholds is scored by its median, unflagged.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "report/writers.h"
+#include "score/score.h"
+#include "score/score_item.h"
+
+using namespace grader;
+using json = nlohmann::json;
+
+namespace {
+
+// lab1's speedup item: nothing below 1.3x, 20 points from 1.8x.
+PerformanceItem speedup_item() {
+  PerformanceItem item;
+  item.name = "unrolled speedup";
+  item.metric = Metric::speedup;
+  item.tiers = {{Expr::constant(1.3), 0, {}}, {Expr::constant(1.8), 20, {}}};
+  return item;
+}
+
+// A measurement whose rounds' ratios are `ratios` (baseline 1 ms times the ratio, candidate 1 ms).
+TestResult timed(const std::vector<double>& ratios) {
+  TestResult test;
+  test.name = "unrolled speedup";
+  test.kind = TestKind::performance;
+  test.max_score = 20;
+  Measurement m;
+  m.candidate.label = "candidate unrolled";
+  m.baseline.label = "judge rowptr";
+  for (double ratio : ratios) {
+    m.baseline.seconds.push_back(1e-3 * ratio);
+    m.candidate.seconds.push_back(1e-3);
+  }
+  std::vector<double> sorted = ratios;
+  std::sort(sorted.begin(), sorted.end());
+  m.candidate.median = 1e-3;
+  m.baseline.median = 1e-3 * sorted[sorted.size() / 2];
+  m.speedup = m.baseline.median / m.candidate.median;
+  test.measurement = m;
+  return test;
+}
+
+Report one_item_report(const TestResult& test) {
+  Report report;
+  report.lab = "lab1";
+  report.lab_name = "lab1-matvec";
+  report.tests = {test};
+  report.score = test.score;
+  report.max_score = test.max_score;
+  return report;
+}
+
+}  // namespace
+
+TEST_CASE("an interval across the full-marks threshold: within noise, the upper end's points, in every format") {
+  // Rounds between 1.70x and 1.90x, the median 1.79x: just under full marks by the median alone.
+  TestResult test = timed({1.70, 1.72, 1.75, 1.77, 1.78, 1.79, 1.80, 1.82, 1.84, 1.88, 1.90});
+  score_measurement(speedup_item(), {}, test);
+  const Measurement& m = *test.measurement;
+  CHECK(m.metric_value == doctest::Approx(1.79));
+  CHECK(m.metric_low < 1.8);
+  CHECK(m.metric_high >= 1.8);
+  CHECK(m.within_noise);
+  CHECK(test.score == doctest::Approx(20));  // the median alone would give 19.6
+  CHECK(test.verdict == Verdict::passed);
+  CHECK(test.details.find("within noise") != std::string::npos);
+  CHECK(test.details.find(within_noise_rule) != std::string::npos);
+
+  const Report report = one_item_report(test);
+  const json j = to_json(report)["tests"][0]["measurement"];
+  CHECK(j["within_noise"] == true);
+  CHECK(j["noise_rule"] == within_noise_rule);
+  CHECK(j["metric_interval"][0].get<double>() == doctest::Approx(m.metric_low));
+  CHECK(j["metric_interval"][1].get<double>() == doctest::Approx(m.metric_high));
+  const json gradescope = to_gradescope(report)["tests"][0];
+  CHECK(gradescope["output"].get<std::string>().find("within noise") != std::string::npos);
+  bool tagged = false;
+  for (const auto& tag : gradescope["tags"]) tagged = tagged || tag == "within_noise";
+  CHECK(tagged);
+  CHECK(render_text(report, false).find("within noise") != std::string::npos);
+}
+
+TEST_CASE("an interval on the ramp, clear of every threshold: the median's points, no flag") {
+  TestResult test = timed({1.50, 1.52, 1.53, 1.54, 1.55, 1.55, 1.56, 1.57, 1.58, 1.60});
+  score_measurement(speedup_item(), {}, test);
+  const Measurement& m = *test.measurement;
+  CHECK_FALSE(m.within_noise);
+  CHECK(m.metric_low > 1.3);
+  CHECK(m.metric_high < 1.8);
+  CHECK(test.score == doctest::Approx(tier_points({{1.3, 0}, {1.8, 20}}, m.metric_value)));
+  CHECK(test.details.find("within noise") == std::string::npos);
+  const Report report = one_item_report(test);
+  CHECK(to_json(report)["tests"][0]["measurement"]["within_noise"] == false);
+  CHECK(to_json(report)["tests"][0]["measurement"]["noise_rule"] == "");
+  CHECK(render_text(report, false).find("within noise") == std::string::npos);
+}
+
+TEST_CASE("straddles_tiers sees what score_measurement will: the trigger for measuring again") {
+  const TestResult across = timed({1.70, 1.72, 1.75, 1.77, 1.78, 1.79, 1.80, 1.82, 1.84, 1.88, 1.90});
+  CHECK(straddles_tiers(speedup_item(), {}, *across.measurement));
+  const TestResult clear = timed({2.40, 2.42, 2.45, 2.50, 2.51, 2.55, 2.60});
+  CHECK_FALSE(straddles_tiers(speedup_item(), {}, *clear.measurement));
+}

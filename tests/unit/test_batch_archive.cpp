@@ -15,6 +15,7 @@
 
 #include "batch/archive.h"
 #include "batch/intake.h"
+#include "temp_dir.h"
 
 using namespace grader;
 namespace fs = std::filesystem;
@@ -28,20 +29,6 @@ struct Entry {
   std::string link;          // symlink target, or hard link target when `hard`
   bool hard = false;
   std::size_t zeros = 0;     // this many zero bytes instead of `data` (a bomb compresses them to almost nothing)
-};
-
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "test-batch-archive-XXXXXX").string();
-    REQUIRE(::mkdtemp(pattern.data()) != nullptr);
-    path_ = pattern;
-  }
-  ~TempDir() { fs::remove_all(path_); }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
 };
 
 void write_archive(const fs::path& path, bool zip, const std::vector<Entry>& entries) {
@@ -104,7 +91,7 @@ std::vector<UnpackResult> unpack_both(const std::vector<Entry>& entries, UnpackL
   std::vector<UnpackResult> results;
   for (bool zip : {false, true}) {
     if (zip && !zip_too) continue;
-    TempDir dir;
+    TempDir dir("test-batch-archive");
     const fs::path archive = dir.path() / (zip ? "s.zip" : "s.tar.gz");
     write_archive(archive, zip, entries);
     fs::create_directory(dir.path() / "work");
@@ -136,7 +123,7 @@ TEST_CASE("archive names: the format and the student id") {
 }
 
 TEST_CASE("a well-formed archive unpacks with its folders") {
-  TempDir dir;
+  TempDir dir("test-batch-archive");
   for (bool zip : {false, true}) {
     const fs::path archive = dir.path() / (zip ? "a.zip" : "a.tar.gz");
     write_archive(archive, zip, {{"lab1/", AE_IFDIR}, {"lab1/matvec.cpp", AE_IFREG, "int x;\n"}, {"./notes/readme.txt", AE_IFREG, "hi"}});
@@ -214,7 +201,7 @@ TEST_CASE("a name that appears twice, or a file used as a folder, is refused") {
 }
 
 TEST_CASE("something that is not an archive is refused with the library's words") {
-  TempDir dir;
+  TempDir dir("test-batch-archive");
   std::ofstream(dir.path() / "fake.zip") << "this is not a zip file";
   fs::create_directory(dir.path() / "work");
   const UnpackResult r = unpack_archive(dir.path() / "fake.zip", dir.path() / "work", {});
@@ -223,7 +210,7 @@ TEST_CASE("something that is not an archive is refused with the library's words"
 }
 
 TEST_CASE("the lab's files are found at the top or inside one wrapping folder") {
-  TempDir dir;
+  TempDir dir("test-batch-archive");
   const fs::path top = dir.path() / "top";
   fs::create_directories(top);
   std::ofstream(top / "matvec.cpp") << "x";

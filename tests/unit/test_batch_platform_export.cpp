@@ -9,25 +9,12 @@
 
 #include "batch/platform_export.h"
 #include "batch/roster.h"
+#include "temp_dir.h"
 
 using namespace grader;
 namespace fs = std::filesystem;
 
 namespace {
-
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "grader-platform-XXXXXX").string();
-    REQUIRE(::mkdtemp(pattern.data()) != nullptr);
-    path_ = pattern;
-  }
-  ~TempDir() { fs::remove_all(path_); }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
 
 void write(const fs::path& path, const std::string& text) {
   fs::create_directories(path.parent_path());
@@ -65,7 +52,7 @@ TEST_CASE("Canvas file names: the student, late, the student's own name, the res
 }
 
 TEST_CASE("a Canvas download: files grouped by student, the latest upload of each file kept") {
-  TempDir dir;
+  TempDir dir("grader-platform");
   const fs::path subs = dir.path() / "subs";
   write(subs / "smithjohn_12345_6789012_matvec.cpp", "old");
   write(subs / "smithjohn_12345_6789012_matvec-1.cpp", "new");
@@ -88,7 +75,7 @@ TEST_CASE("a Canvas download: files grouped by student, the latest upload of eac
 }
 
 TEST_CASE("a Gradescope export: each submission folder is its submitter, the latest of a student's kept") {
-  TempDir dir;
+  TempDir dir("grader-platform");
   const fs::path subs = dir.path() / "subs";
   write(subs / "submission_101" / "matvec.cpp", "a");
   write(subs / "submission_102" / "matvec.cpp", "b-old");

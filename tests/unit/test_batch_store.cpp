@@ -11,26 +11,13 @@
 #include "batch/roster.h"
 #include "batch/audit.h"
 #include "batch/store.h"
+#include "temp_dir.h"
 
 using namespace grader;
 using json = nlohmann::json;
 namespace fs = std::filesystem;
 
 namespace {
-
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "test-batch-store-XXXXXX").string();
-    REQUIRE(::mkdtemp(pattern.data()) != nullptr);
-    path_ = pattern;
-  }
-  ~TempDir() { fs::remove_all(path_); }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
 
 std::string read(const fs::path& path) {
   std::ifstream in(path);
@@ -50,7 +37,7 @@ StudentFiles files_for(const std::string& id, double score) {
 }  // namespace
 
 TEST_CASE("write_file_atomically replaces a file whole and leaves no temporary behind") {
-  TempDir dir;
+  TempDir dir("test-batch-store");
   const fs::path file = dir.path() / "grades.csv";
   write_file_atomically(file, "old\n");
   write_file_atomically(file, "new\n");
@@ -62,7 +49,7 @@ TEST_CASE("write_file_atomically replaces a file whole and leaves no temporary b
 }
 
 TEST_CASE("a student is finished exactly when a whole report of theirs is stored") {
-  TempDir dir;
+  TempDir dir("test-batch-store");
   ResultStore store(dir.path() / "out");
   CHECK_FALSE(store.finished("alice"));
   store.save("alice", files_for("alice", 40));
@@ -89,7 +76,7 @@ TEST_CASE("a student is finished exactly when a whole report of theirs is stored
 }
 
 TEST_CASE("the folder's settings are kept in .batch.json") {
-  TempDir dir;
+  TempDir dir("test-batch-store");
   ResultStore store(dir.path());
   CHECK_FALSE(store.settings().has_value());
   store.save_settings({"lab1", 9007199254740993ULL, true});
@@ -105,7 +92,7 @@ TEST_CASE("the folder's settings are kept in .batch.json") {
 }
 
 TEST_CASE("the folder remembers its output formats, so every later run writes them all") {
-  TempDir dir;
+  TempDir dir("test-batch-store");
   ResultStore store(dir.path());
   store.save_settings({"lab1", 1, true, {"gradescope"}});
   REQUIRE(store.settings().has_value());
@@ -118,7 +105,7 @@ TEST_CASE("the folder remembers its output formats, so every later run writes th
 }
 
 TEST_CASE("each regrade is appended to regrades.csv: when, the student, old and new score, the reason") {
-  TempDir dir;
+  TempDir dir("test-batch-store");
   record_regrade(dir.path(), {"2025-02-03T09:12:44Z", "carol", 64.97, 65.49, 80, "passed", "passed", "appeal #12, timing"});
   record_regrade(dir.path(), {"2025-02-03T09:13:00Z", "=dave", 20, 40, 80, "wrong_answer", "passed", ""});
   const std::string log = read(regrade_log_path(dir.path()));
@@ -131,7 +118,7 @@ TEST_CASE("each regrade is appended to regrades.csv: when, the student, old and 
 }
 
 TEST_CASE("stale temporaries of a killed run are removed, fresh ones are kept") {
-  TempDir dir;
+  TempDir dir("test-batch-store");
   ResultStore store(dir.path());
   const fs::path stale = dir.path() / ".alice.json.tmp-host-123-0";
   const fs::path fresh = dir.path() / ".bob.json.tmp-host-456-0";
@@ -144,7 +131,7 @@ TEST_CASE("stale temporaries of a killed run are removed, fresh ones are kept") 
 }
 
 TEST_CASE("a submissions folder becomes a roster, one student per entry") {
-  TempDir dir;
+  TempDir dir("test-batch-store");
   const fs::path subs = dir.path() / "subs";
   fs::create_directories(subs / "alice");
   fs::create_directories(subs / "carol");

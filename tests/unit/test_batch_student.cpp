@@ -10,6 +10,7 @@
 #include "batch/student.h"
 #include "report/writers.h"
 #include "spec/lab_spec.h"
+#include "temp_dir.h"
 
 using namespace grader;
 namespace fs = std::filesystem;
@@ -20,20 +21,6 @@ const LabSpec& lab1() {
   static const LabSpec spec = load_lab_spec(std::string(TESTS_DIR) + "/../labs/lab1-matvec");
   return spec;
 }
-
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "test-batch-student-XXXXXX").string();
-    REQUIRE(::mkdtemp(pattern.data()) != nullptr);
-    path_ = pattern;
-  }
-  ~TempDir() { fs::remove_all(path_); }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
 
 Environment environment(const fs::path& cache) {
   Environment env;
@@ -54,7 +41,7 @@ StudentGrading grading(const fs::path& scratch) {
 }  // namespace
 
 TEST_CASE("a submission the roster refused is a report with every item, zero points and the reason") {
-  TempDir dir;
+  TempDir dir("test-batch-student");
   Submission s;
   s.id = "alice";
   s.path = dir.path() / "alice.rar";
@@ -75,7 +62,7 @@ TEST_CASE("a submission the roster refused is a report with every item, zero poi
 }
 
 TEST_CASE("a refused archive is reported with the archive's problem, and its work folder is removed") {
-  TempDir dir;
+  TempDir dir("test-batch-student");
   Submission s;
   s.id = "bob";
   s.path = dir.path() / "bob.zip";
@@ -89,7 +76,7 @@ TEST_CASE("a refused archive is reported with the archive's problem, and its wor
 }
 
 TEST_CASE("an exception inside the grader becomes that student's internal_error, not the batch's end") {
-  TempDir dir;
+  TempDir dir("test-batch-student");
   fs::create_directories(dir.path() / "carol");
   std::ofstream(dir.path() / "carol" / "matvec.cpp") << "// a submission\n";
   std::ofstream(dir.path() / "not-a-folder") << "the cache cannot be created under a file";

@@ -67,6 +67,7 @@ CpuCalibration cpu_from_json(const json& data) {
   c.rounds = data.at("rounds").get<int>();
   c.stable = data.at("stable").get<bool>();
   c.busy = data.at("busy").get<bool>();
+  c.others_share = data.value("others_share", 0.0);  // absent from calibrations kept before it was measured
   c.peak_fp64_gflops_1t = data.at("peak_fp64_gflops_1t").get<double>();
   c.peak_fp64_gflops_all = data.at("peak_fp64_gflops_all").get<double>();
   return c;

@@ -25,9 +25,10 @@ struct CpuCalibration {
   double peak_fp64_gflops_all = 0;
   int rounds = 0;       // measurement rounds until no ceiling moved by more than 3%
   bool stable = false;  // false: the rounds ran out first (another program competing for the cores)
-  // The all-thread figures were timed while other programs had the cores (the threads were on a CPU for
-  // less than 85% of the time): those figures, and what is derived from them, cannot be trusted.
+  // The all-thread figures were timed while other programs had the cores (they took more than a tenth of
+  // this process's CPUs, by /proc/stat): those figures, and what is derived from them, cannot be trusted.
   bool busy = false;
+  double others_share = 0;  // that share, in the last round (0 to 1)
 };
 
 // Measured by grader/calibrate/gpu_calibrate.cu: a device-to-device copy (read-write), a read-only sum,

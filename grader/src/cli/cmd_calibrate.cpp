@@ -1,5 +1,7 @@
 // grader calibrate: measures this machine's roofline (memory bandwidth, FP64 peak) and keeps it.
+#include <cmath>
 #include <cstdio>
+#include <string>
 
 #include "calibrate/calibration.h"
 #include "cli/common.h"
@@ -24,16 +26,19 @@ void setup_calibrate(CLI::App& app) {
     std::printf("  read-write memory  1 thread %8.1f GB/s    all threads %8.1f GB/s\n", c.bandwidth_1t_gbps, c.bandwidth_all_gbps);
     std::printf("  FP64 peak          1 thread %8.1f GFLOP/s all threads %8.1f GFLOP/s\n", c.peak_fp64_gflops_1t,
                 c.peak_fp64_gflops_all);
-    // Every core has its own FP64 units, so all threads should reach several times one thread's peak. Far less
-    // usually means other programs had the cores: the all-thread figures (timed by the wall clock) are then low,
-    // and so would be the roofline fractions of multi-threaded items. (The SUSPECT check does not rely on them.)
-    if (c.threads > 1 && c.peak_fp64_gflops_all < 0.6 * c.threads * c.peak_fp64_gflops_1t)
-      std::printf("  note: all %d threads reach only %.1fx one thread's FP64 peak; if the machine was busy, run "
-                  "`grader calibrate` again when it is quiet\n",
+    // All threads far below threads x one thread's FP64 peak, on a machine no other program was using: the
+    // cores share their FP64 units (SMT siblings, a hypervisor's vCPUs). That is this machine's real ceiling,
+    // and the scaling tiers follow it; the note says why the figure is low.
+    if (c.threads > 1 && !c.busy && c.peak_fp64_gflops_all < 0.6 * c.threads * c.peak_fp64_gflops_1t)
+      std::printf("  note: all %d threads reach %.1fx one thread's FP64 peak on a quiet machine: its cores share "
+                  "FP64 units (SMT siblings or a hypervisor's vCPUs); scaling tiers derived from the calibration "
+                  "follow it\n",
                   c.threads, c.peak_fp64_gflops_all / c.peak_fp64_gflops_1t);
+    const std::string busy_line = "BUSY: other programs took " + std::to_string(std::lround(100 * c.others_share)) +
+                                  "% of these CPUs while all threads were timed, so the all-thread figures are too "
+                                  "low; run `grader calibrate` again when the machine is quiet";
     std::printf("  %d rounds; %s\n", c.rounds,
-                c.busy     ? "BUSY: other programs had the cores while all threads were timed, so the all-thread "
-                             "figures are too low; run `grader calibrate` again when the machine is quiet"
+                c.busy     ? busy_line.c_str()
                 : c.stable ? "stable: the last round moved no ceiling by more than 3%"
                            : "NOT stable: the ceilings still moved by more than 3% in the last round; run `grader "
                              "calibrate` again when the machine is quiet");

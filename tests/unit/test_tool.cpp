@@ -90,3 +90,24 @@ TEST_CASE("can_read_as: the build user opens what every user may, not a file kep
   CHECK_FALSE(result.ok());
   CHECK(result.output.find("Permission denied") != std::string::npos);
 }
+
+TEST_CASE("as the build user, a tool cannot read the grader's environment or its open files through /proc") {
+  if (geteuid() != 0) {
+    MESSAGE("not checked: not root, so the tools run as the grader's own user; there is no other user to keep out");
+    return;
+  }
+  TempDir dir("test-tool");
+  const fs::path kept = dir.path() / "lab.toml";
+  std::ofstream(kept) << "hidden\n";
+  fs::permissions(kept, fs::perms::owner_read | fs::perms::owner_write);
+  const int held = ::open(kept.c_str(), O_RDONLY);
+  REQUIRE(held > 2);
+  const std::string grader_proc = "/proc/" + std::to_string(::getpid());
+  for (const std::string& path : {grader_proc + "/environ", grader_proc + "/fd/" + std::to_string(held), grader_proc + "/mem"}) {
+    CAPTURE(path);
+    const auto result = run_tool({"head", "-c", "64", path}, open_folder(dir), as_build_user());
+    CHECK_FALSE(result.ok());
+    CHECK(result.output.find("hidden") == std::string::npos);
+  }
+  ::close(held);
+}

@@ -16,6 +16,11 @@ documented format (the validators below):
                             that says what broke
   prairielearn reference    as for Gradescope, in PrairieLearn's /grade layout and results format
   prairielearn broken       not gradable, hidden benchmark shown only as "hidden test 1"; the grader gone
+  gradescope reads-hidden   graded without bubblewrap, as the platform does: submissions that read the hidden
+                            files at build time, by their absolute paths in the container: an #include of the lab's lab.toml (a compile error would quote its hidden
+                            cases) and an .incbin of a dataset file (its bytes built into the program); each is a
+                            build error that names the file as unreadable, and no hidden case reaches results.json
+  prairielearn reads-hidden the same in PrairieLearn's /grade layout (the hidden files in /grade/tests)
   gpu-refused               a GPU lab is refused, pointing to `grader batch` and SLURM
   batch-canvas              a --quick batch with --canvas: canvas.csv row by row, the unmatched submission
                             listed on stderr and in summary.md
@@ -28,6 +33,7 @@ import csv
 import io
 import json
 import os
+import re
 import shutil
 import stat
 import subprocess
@@ -209,8 +215,9 @@ def gradescope_build_and_grade(ctx, fs_root, autograder):
     return grade_gradescope(ctx, fs_root, autograder)
 
 
-def grade_gradescope(ctx, fs_root, autograder):
-    grade = ctx.run([os.path.join(autograder, "run_autograder")], expect=0, cwd=autograder, env={"GRADER_PLATFORM_ROOT": fs_root})
+def grade_gradescope(ctx, fs_root, autograder, env=None):
+    env = dict(env or {}, GRADER_PLATFORM_ROOT=fs_root)
+    grade = ctx.run([os.path.join(autograder, "run_autograder")], expect=0, cwd=autograder, env=env)
     print("run_autograder: %.1f s" % grade.seconds)
     path = os.path.join(autograder, "results", "results.json")
     check(os.path.isfile(path), "run_autograder wrote no results.json")
@@ -272,6 +279,75 @@ def check_gradescope_broken(ctx):
     check(results["tests"][0]["max_score"] == 85, "the fallback's max_score is %r, not the lab's 85" % results["tests"][0]["max_score"])
 
 
+# --- reading the hidden files at build time ----------------------------------------------------------------------
+
+HIDDEN_TOML_LINE = 'visibility = "hidden"'  # in lab.toml's hidden cases; never in what a student is shown
+# The platforms' containers refuse the namespaces bubblewrap needs: grade without it, as they do, so that what keeps
+# the hidden files from the compiler is their modes and the build user alone.
+NO_SANDBOX = {"GRADER_SANDBOX": "off"}
+
+
+def hidden_file_attacks(ctx, lab_toml, dataset):
+    """lab1 submissions that read a hidden file while they are built, by its absolute path: (name, matvec.cpp, the
+    file's name as the build log must give it). Each is the reference solution and the attack, so that where the
+    attack works the submission builds and passes (with the stolen bytes in it)."""
+    check(os.path.isfile(lab_toml) and os.path.isfile(dataset), "no %s or %s to attack" % (lab_toml, dataset))
+    with open(os.path.join(ctx.root, "reference", "lab1-matvec", "matvec.cpp")) as f:
+        skeleton = f.read() + "\n"
+    include = skeleton + "// The compiler's errors would quote the hidden cases.\n#include \"%s\"\n" % lab_toml
+    incbin = skeleton + ("// The dataset's bytes, built into the program.\n"
+                         "asm(\".section .rodata\\n.globl stolen\\nstolen:\\n.incbin \\\"%s\\\"\\n.previous\\n\");\n" % dataset)
+    return [("include-lab-toml", include, "lab.toml"), ("incbin-dataset", incbin, os.path.basename(dataset))]
+
+
+def check_build_refused_hidden_file(results_text, log, file_name):
+    """The build stopped because the compiler could not open `file_name`, and nothing of lab.toml came back."""
+    check(not any(case in results_text for case in HIDDEN_CASES) and HIDDEN_TOML_LINE not in results_text,
+          "a hidden case reached the results:\n%s" % results_text[:3000])
+    # The compiler: "lab.toml: Permission denied"; the assembler: "file not found: .../square-8.y.npy".
+    unreadable = r"%s: Permission denied|file not found: \S*%s" % (re.escape(file_name), re.escape(file_name))
+    check(re.search(unreadable, log), "the build log does not name %s as unreadable:\n%s" % (file_name, log[:3000]))
+
+
+def check_gradescope_reads_hidden(ctx):
+    zip_path = os.path.join(ctx.work, "autograder.zip")
+    ctx.export("gradescope", zip_path)
+    fs_root, autograder, _ = gradescope_layout(ctx, zip_path, ctx.submission("does_not_compile"))
+    course = os.path.join(autograder, "source", "course")
+    env = {"GRADER_PLATFORM_ROOT": fs_root, "GRADER_PREBUILT": ctx.grader}
+    ctx.run(["bash", os.path.join(autograder, "source", "setup.sh")], expect=0, env=env)
+    attacks = hidden_file_attacks(ctx, os.path.join(course, "labs", "lab1-matvec", "lab.toml"),
+                                  os.path.join(course, "datasets", "lab1-matvec", "square-8.y.npy"))
+    for name, source, file_name in attacks:
+        print("--- %s" % name)
+        with open(os.path.join(autograder, "submission", "matvec.cpp"), "w") as f:
+            f.write(source)
+        results = grade_gradescope(ctx, fs_root, autograder, NO_SANDBOX)
+        print(json.dumps(results, indent=1)[:3000])
+        check(results["score"] == 0 and "build error" in results["output"],
+              "%s: not a build error: score %r, %r" % (name, results["score"], results["output"][:300]))
+        check_build_refused_hidden_file(json.dumps(results), results["output"], file_name)
+
+
+def check_prairielearn_reads_hidden(ctx):
+    out = os.path.join(ctx.work, "pl-lab1")
+    ctx.export("prairielearn", out)
+    fs_root, entrypoint = prairielearn_layout(ctx, out, ctx.submission("does_not_compile"))
+    env = {"GRADER_PLATFORM_ROOT": fs_root, "GRADER_PREBUILT": ctx.grader}
+    ctx.run(["bash", os.path.join(fs_root, "opt", "course-grader", "build.sh")], expect=0, env=env)
+    tests = os.path.join(fs_root, "grade", "tests", "course")
+    attacks = hidden_file_attacks(ctx, os.path.join(tests, "labs", "lab1-matvec", "lab.toml"),
+                                  os.path.join(tests, "datasets", "lab1-matvec", "square-8.y.npy"))
+    for name, source, file_name in attacks:
+        print("--- %s" % name)
+        with open(os.path.join(fs_root, "grade", "student", "matvec.cpp"), "w") as f:
+            f.write(source)
+        results = grade_prairielearn(ctx, fs_root, entrypoint, NO_SANDBOX)
+        print(json.dumps(results, indent=1)[:3000])
+        check(results["gradable"] is False, "%s: gradable, not a build error: %r" % (name, results.get("message")))
+        check_build_refused_hidden_file(json.dumps(results), "\n".join(results.get("format_errors", [])), file_name)
+
+
 def prairielearn_layout(ctx, out, submission):
     """PrairieLearn's job: the image at /opt/course-grader, /grade/{serverFilesCourse,tests,student}."""
     fs_root = os.path.join(ctx.work, "prairielearn-fs")
@@ -303,8 +379,8 @@ def prairielearn_build_and_grade(ctx, fs_root, entrypoint):
     return grade_prairielearn(ctx, fs_root, entrypoint)
 
 
-def grade_prairielearn(ctx, fs_root, entrypoint):
-    grade = ctx.run([entrypoint], expect=0, env={"GRADER_PLATFORM_ROOT": fs_root})
+def grade_prairielearn(ctx, fs_root, entrypoint, env=None):
+    grade = ctx.run([entrypoint], expect=0, env=dict(env or {}, GRADER_PLATFORM_ROOT=fs_root))
     print("grade.sh: %.1f s" % grade.seconds)
     path = os.path.join(fs_root, "grade", "results", "results.json")
     check(os.path.isfile(path), "grade.sh wrote no results.json")
@@ -403,6 +479,8 @@ CHECKS = {
     ("gradescope", "broken"): check_gradescope_broken,
     ("prairielearn", "reference"): check_prairielearn_reference,
     ("prairielearn", "broken"): check_prairielearn_broken,
+    ("gradescope", "reads-hidden"): check_gradescope_reads_hidden,
+    ("prairielearn", "reads-hidden"): check_prairielearn_reads_hidden,
     ("gpu-refused", None): check_gpu_refused,
     ("batch-canvas", None): check_batch_canvas,
 }

@@ -10,5 +10,7 @@ source_dir=$(cd "$(dirname "$0")" && pwd)
 
 build_grader "$source_dir/course"
 prebuild_lab "$source_dir/course" "$(cpu_cache_dir "$source_dir")"
-# The lab's hidden cases and datasets: the grader (root) reads them; the student's program runs as `nobody`.
+# The lab's hidden cases and datasets: the grader (root) reads them; the student's code is compiled as the
+# grader's build user and runs as `nobody`, who must not (docs/threat-model.md). The grader copies the lab's
+# public headers out for the compiler itself.
 chmod -R go-rwx "$source_dir/course/labs" "$source_dir/course/datasets"

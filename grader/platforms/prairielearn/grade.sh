@@ -13,6 +13,9 @@ image_dir="$prefix/opt/course-grader"
 . "$image_dir/platform/common.sh"
 . "$job/tests/export.env"
 
+# The hidden cases and datasets: the grader (root) reads them; the student's code is compiled as the grader's build
+# user and runs as `nobody`, who must not (docs/threat-model.md). The course copy below is in a private mktemp folder.
+chmod -R go-rwx "$job/tests" 2>/dev/null || echo "cannot make $job/tests private: the hidden cases may be readable by the student's code" >&2
 results="$job/results/results.json"
 mkdir -p "$job/results"
 rm -f "$results"

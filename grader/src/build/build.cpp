@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "build/build_inputs.h"
 #include "core/tool.h"
 #include "core/unique_name.h"
 #include "data/sha256.h"
@@ -37,9 +38,11 @@ std::string hash_text(const std::string& text) {
 }
 
 // One compiler command line for `source`: nvcc for .cu files, the C++ compiler otherwise. The lab kit's
-// runtime is always plain C++ with its own fixed flags: it is the grader's code, not the lab's.
+// runtime is always plain C++ with its own fixed flags: it is the grader's code, not the lab's. `includes`: the lab's
+// headers, then the lab kit's.
 std::vector<std::string> compile_command(const Environment& env, const LabSpec& spec, const std::string& gpu_arch,
                                          const fs::path& source, const fs::path& object, bool lab_flags,
+                                         const std::vector<fs::path>& includes,
                                          const std::vector<std::string>& extra_flags = {}) {
   std::vector<std::string> argv;
   if (is_cuda_source(source)) {
@@ -53,8 +56,8 @@ std::vector<std::string> compile_command(const Environment& env, const LabSpec& 
   } else {
     argv.push_back("-O2");
   }
-  argv.insert(argv.end(), {"-I" + spec.dir.string(), "-I" + env.labkit_include().string(), "-c", source.string(),
-                           "-o", object.string()});
+  for (const auto& folder : includes) argv.push_back("-I" + folder.string());
+  argv.insert(argv.end(), {"-c", source.string(), "-o", object.string()});
   return argv;
 }
 
@@ -62,25 +65,24 @@ std::vector<std::string> compile_command(const Environment& env, const LabSpec& 
 // candidate gets the syscall filter instead (run/syscall_filter.h) and none of those libraries.
 enum class Side { judge, candidate };
 
-// The start-up object that installs the syscall filter before main, and libseccomp. The archive holds one
-// object per kind of lab (grader/filter/); the linker takes the one whose symbol it is told to keep.
-std::vector<std::string> filter_link_flags(const LabSpec& spec, bool nvcc) {
-  const fs::path& library = Sandbox::get().filter_library();
-  if (library.empty()) return {};
+// The start-up object that installs the syscall filter before main, and libseccomp (the build inputs' copies). The
+// archive holds one object per kind of lab (grader/filter/); the linker takes the one whose symbol it is told to keep.
+std::vector<std::string> filter_link_flags(const LabSpec& spec, bool nvcc, const BuildInputs& inputs) {
+  if (inputs.filter_library.empty()) return {};
   const char* start_object = nvcc                      ? "grader_syscall_filter_cuda"
                              : lab_allows_threads(spec) ? "grader_syscall_filter_threads"
                                                         : "grader_syscall_filter_no_threads";
   const std::string keep = std::string("--undefined=") + start_object;
   // libseccomp itself: its static archive where the build put one beside the filter's, else the shared library.
-  std::error_code ec;
-  const fs::path static_seccomp = library.parent_path() / "libseccomp.a";
-  const std::string seccomp = fs::is_regular_file(static_seccomp, ec) ? static_seccomp.string() : "-lseccomp";
-  if (nvcc) return {"-Xlinker", keep, library.string(), seccomp};
-  return {"-Wl," + keep, library.string(), seccomp};
+  const std::string seccomp = inputs.seccomp_archive.empty() ? "-lseccomp" : inputs.seccomp_archive.string();
+  if (nvcc) return {"-Xlinker", keep, inputs.filter_library.string(), seccomp};
+  return {"-Wl," + keep, inputs.filter_library.string(), seccomp};
 }
 
+// `inputs`: the candidate's, for its syscall filter; the judge has none.
 std::vector<std::string> link_command(const Environment& env, const LabSpec& spec, const std::string& gpu_arch,
-                                      const std::vector<fs::path>& objects, const fs::path& executable, Side side) {
+                                      const std::vector<fs::path>& objects, const fs::path& executable, Side side,
+                                      const BuildInputs* inputs = nullptr) {
   std::vector<std::string> argv;
   if (spec.build.language == "cuda") {
     // An rpath to the toolkit's libraries: workers run with a clean environment, without LD_LIBRARY_PATH,
@@ -96,7 +98,7 @@ std::vector<std::string> link_command(const Environment& env, const LabSpec& spe
   if (side == Side::judge) {
     argv.insert(argv.end(), spec.build.judge_link_flags.begin(), spec.build.judge_link_flags.end());
   } else {
-    const auto filter = filter_link_flags(spec, spec.build.language == "cuda");
+    const auto filter = filter_link_flags(spec, spec.build.language == "cuda", *inputs);
     argv.insert(argv.end(), filter.begin(), filter.end());
   }
   argv.insert(argv.end(), {"-o", executable.string()});
@@ -104,11 +106,19 @@ std::vector<std::string> link_command(const Environment& env, const LabSpec& spe
 }
 
 // Runs one compile or link; appends the command and what the tool said to `log`.
-bool run_step(const std::vector<std::string>& argv, const fs::path& cwd, double timeout, std::string& log) {
-  ToolResult result = run_tool(argv, cwd, timeout, 256 * 1024);
+bool run_step(const std::vector<std::string>& argv, const fs::path& cwd, const ToolOptions& options, std::string& log) {
+  ToolResult result = run_tool(argv, cwd, options);
   log += "$ " + quote_command(argv) + "\n" + result.output;
-  if (result.timed_out) log += "(stopped: the compiler ran past " + std::to_string(static_cast<int>(timeout)) + " s)\n";
+  if (result.timed_out)
+    log += "(stopped: the compiler ran past " + std::to_string(static_cast<int>(options.timeout_seconds)) + " s)\n";
   return result.ok();
+}
+
+ToolOptions lab_build_tool() {
+  ToolOptions options;
+  options.timeout_seconds = lab_compile_seconds;
+  options.output_cap = 256 * 1024;
+  return options;
 }
 
 // `text` with every staff folder's prefix taken off: the lab's headers read "matvec.h", the lab kit's
@@ -123,13 +133,15 @@ std::string without_staff_paths(std::string text, std::vector<fs::path> folders)
   return text;
 }
 
-// A student's compile or link: the compiler's words, with the student's own file names, go to `log`, which
-// students and TAs read; the command line (the sandbox's, full of staff paths) goes only to `commands`, which
-// stays in the work directory (--keep-workdir keeps it).
-bool run_student_step(const std::vector<std::string>& argv, const fs::path& workdir, const std::vector<fs::path>& staff,
-                      CandidateBuild& build) {
+// A student's compile or link, as the build user writing into `output_folder` (build/build_inputs.h): the compiler's
+// words, with the student's own file names, go to `log`, which students and TAs read; the command line (the
+// sandbox's, full of staff paths) goes only to `commands`, which stays in the work directory (--keep-workdir keeps it).
+bool run_student_step(const std::vector<std::string>& argv, const fs::path& workdir, const fs::path& output_folder,
+                      std::vector<fs::path> staff, CandidateBuild& build) {
   std::string output;
-  const bool ok = run_step(argv, workdir, student_compile_seconds, output);
+  const bool ok = run_step(argv, workdir, student_build_tool(student_compile_seconds, output_folder), output);
+  const auto inputs = build_input_folders(workdir);
+  staff.insert(staff.end(), inputs.begin(), inputs.end());
   const auto command_end = output.find('\n');
   std::ofstream(workdir / "build-commands.log", std::ios::app) << output.substr(0, command_end + 1);
   build.log += without_staff_paths(output.substr(command_end + 1), staff);
@@ -218,8 +230,9 @@ LabBuild build_lab(const Environment& env, const LabSpec& spec) {
   fill_object_lists(staging);
   std::string log;
   auto compile = [&](const fs::path& source, bool lab_flags) {
-    if (!run_step(compile_command(env, spec, lab.gpu_arch, source, object_for(staging, source), lab_flags), staging,
-                  lab_compile_seconds, log))
+    if (!run_step(compile_command(env, spec, lab.gpu_arch, source, object_for(staging, source), lab_flags,
+                                  {spec.dir, env.labkit_include()}),
+                  staging, lab_build_tool(), log))
       throw LabBuildError("the lab's own code (" + source.filename().string() + ") does not compile", log);
   };
   for (const auto& name : spec.build.harness) compile(spec.dir / name, true);
@@ -228,7 +241,8 @@ LabBuild build_lab(const Environment& env, const LabSpec& spec) {
 
   std::vector<fs::path> judge_objects = lab.harness_objects;
   judge_objects.insert(judge_objects.end(), lab.baseline_objects.begin(), lab.baseline_objects.end());
-  if (!run_step(link_command(env, spec, lab.gpu_arch, judge_objects, staging / "judge", Side::judge), staging, lab_compile_seconds, log))
+  if (!run_step(link_command(env, spec, lab.gpu_arch, judge_objects, staging / "judge", Side::judge), staging,
+                lab_build_tool(), log))
     throw LabBuildError("the lab's judge does not link", log);
   std::ofstream(staging / "build.log") << log;
   std::ofstream(staging / "complete") << "ok\n";
@@ -244,8 +258,11 @@ CandidateBuild compile_candidate(const Environment& env, const LabSpec& spec, co
                                  const std::vector<fs::path>& sources, const fs::path& workdir,
                                  const std::vector<std::string>& extra_flags, const std::string& name) {
   CandidateBuild build;
+  // The compiler reads student code, which can name any file: it sees only the build inputs, the staged files and
+  // what every user may read (build/build_inputs.h).
+  const BuildInputs inputs = prepare_build_inputs(env, spec, lab, workdir, sources);
   const fs::path objects = workdir / ("obj-" + name);
-  fs::create_directories(objects);
+  make_build_output_folder(objects);
   for (const auto& source : sources) {
     if (is_cuda_source(source) && !env.nvcc) {
       build.verdict = Verdict::build_error;
@@ -253,11 +270,10 @@ CandidateBuild compile_candidate(const Environment& env, const LabSpec& spec, co
       return build;
     }
     const fs::path object = objects / (source.filename().string() + ".o");
-    // The compiler reads student code too: `#include "../../reference/lab1-matvec/matvec.cpp"` must find
-    // nothing. In the sandbox it sees the system, the lab's headers, the lab kit and the work directory.
-    std::vector<std::string> argv =
-        Sandbox::get().wrapper(workdir, workdir, {spec.dir, env.labkit_include()}, false);
-    const auto compile = compile_command(env, spec, lab.gpu_arch, source, object, true, extra_flags);
+    // In the sandbox, where there is one, the compiler sees the system and the work directory, nothing else.
+    std::vector<std::string> argv = Sandbox::get().wrapper(workdir, workdir, {}, false);
+    const auto compile = compile_command(env, spec, lab.gpu_arch, source, object, true,
+                                         {inputs.lab_headers, inputs.labkit_include}, extra_flags);
     argv.insert(argv.end(), compile.begin(), compile.end());
     // The source by its path in the work directory ("src/matvec.cpp"): the compiler names it so, and an
     // editor in the student's folder can jump to it.
@@ -265,7 +281,7 @@ CandidateBuild compile_candidate(const Environment& env, const LabSpec& spec, co
     if (source_at != argv.end()) *source_at = source.lexically_relative(workdir).string();
     // Every header the source includes, however indirectly: the policy checks [policy] forbid_headers on it.
     argv.insert(argv.end(), {"-MD", "-MF", dependency_file(object).string()});
-    if (!run_student_step(argv, workdir, {workdir, spec.dir, env.labkit_include(), env.root}, build)) {
+    if (!run_student_step(argv, workdir, objects, {workdir, spec.dir, env.labkit_include(), env.root}, build)) {
       build.verdict = Verdict::build_error;
       return build;
     }
@@ -276,14 +292,24 @@ CandidateBuild compile_candidate(const Environment& env, const LabSpec& spec, co
 
 void link_candidate(const Environment& env, const LabSpec& spec, const LabBuild& lab, CandidateBuild& build,
                     const fs::path& workdir, const std::string& name, const std::vector<std::string>& extra_flags) {
-  std::vector<fs::path> all = lab.harness_objects;
+  // The linker reads student objects too (under -flto it assembles their inline assembly): as the build user, on
+  // copies of the harness objects, writing into the build's own folder; the executable then moves beside the judge.
+  const BuildInputs inputs = prepare_build_inputs(env, spec, lab, workdir, {});
+  const fs::path objects = workdir / ("obj-" + name);
+  make_build_output_folder(objects);
+  std::vector<fs::path> all = inputs.harness_objects;
   all.insert(all.end(), build.student_objects.begin(), build.student_objects.end());
+  const fs::path linked = objects / name;
+  std::vector<std::string> command = link_command(env, spec, lab.gpu_arch, all, linked, Side::candidate, &inputs);
+  command.insert(command.begin() + 1, extra_flags.begin(), extra_flags.end());
+  std::vector<std::string> argv = Sandbox::get().wrapper(workdir, workdir, {}, false);
+  argv.insert(argv.end(), command.begin(), command.end());
   build.executable = workdir / name;
-  std::vector<std::string> argv = link_command(env, spec, lab.gpu_arch, all, build.executable, Side::candidate);
-  argv.insert(argv.begin() + 1, extra_flags.begin(), extra_flags.end());
-  if (!run_student_step(argv, workdir,
-                        {workdir, lab.dir, spec.dir, env.root, env.cache}, build))
+  if (!run_student_step(argv, workdir, objects, {workdir, lab.dir, spec.dir, env.root, env.cache}, build)) {
     build.verdict = Verdict::build_error;
+    return;
+  }
+  fs::rename(linked, build.executable);
 }
 
 }  // namespace grader

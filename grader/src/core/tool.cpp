@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -10,11 +11,21 @@
 #include <cstring>
 
 #include "run/reaper.h"
+#include "run/unprivileged.h"
 
 namespace grader {
 
 ToolResult run_tool(const std::vector<std::string>& argv, const std::filesystem::path& cwd, double timeout_seconds,
                     std::size_t output_cap) {
+  ToolOptions options;
+  options.timeout_seconds = timeout_seconds;
+  options.output_cap = output_cap;
+  return run_tool(argv, cwd, options);
+}
+
+ToolResult run_tool(const std::vector<std::string>& argv, const std::filesystem::path& cwd, const ToolOptions& options) {
+  const double timeout_seconds = options.timeout_seconds;
+  const std::size_t output_cap = options.output_cap;
   ToolResult result;
   int out[2];
   if (::pipe2(out, O_CLOEXEC) != 0) {
@@ -24,6 +35,11 @@ ToolResult run_tool(const std::vector<std::string>& argv, const std::filesystem:
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
+  std::vector<std::string> environment_storage = options.environment;
+  std::vector<char*> environment;
+  for (auto& entry : environment_storage) environment.push_back(entry.data());
+  environment.push_back(nullptr);
+  const bool change_user = options.as_build_user && drops_privileges();
 
   // Registered, so that run/process.cpp's sweep of orphans never takes a tool for one.
   auto registering = started_children_lock();
@@ -36,8 +52,19 @@ ToolResult run_tool(const std::vector<std::string>& argv, const std::filesystem:
     ::dup2(out[1], 2);
     int null_fd = ::open("/dev/null", O_RDONLY);
     if (null_fd >= 0) ::dup2(null_fd, 0);
+    close_descriptors_from(3);
+    // What a student's build writes, the workers (another user) must read: objects, the executable.
+    if (options.as_build_user) ::umask(022);
+    if (change_user && !become(build_user)) {
+      for (const char* part : {"cannot change to ", build_user.name, "\n"}) (void)!::write(2, part, std::strlen(part));
+      _exit(126);
+    }
     if (!cwd.empty() && ::chdir(cwd.c_str()) != 0) _exit(126);  // empty: stay where the grader is
-    ::execvp(args[0], args.data());
+    if (options.environment.empty()) {
+      ::execvp(args[0], args.data());
+    } else {
+      ::execvpe(args[0], args.data(), environment.data());
+    }
     const char* message = "cannot execute the tool\n";
     (void)!::write(2, message, std::strlen(message));
     _exit(127);

@@ -15,6 +15,7 @@
 #include "pipeline/launch.h"
 #include "policy/policy.h"
 #include "run/sandbox.h"
+#include "run/unprivileged.h"
 
 namespace grader {
 
@@ -310,7 +311,7 @@ void Grading::run() {
       for (auto& test : report_.tests) test.details = "no CUDA GPU on this machine";
     } else {
       report_.isolation = "own process group, rlimits (CPU, memory, processes, files), clean environment" +
-                          std::string(::geteuid() == 0 ? ", unprivileged user" : "") + "; " +
+                          std::string(drops_privileges() ? ", unprivileged users for the build and the run" : "") + "; " +
                           Sandbox::get().description();
       std::size_t index = 0;
       for (const auto& item : spec_.correctness) {

@@ -18,7 +18,6 @@
 #include "run/process.h"
 
 #include <fcntl.h>
-#include <grp.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -38,15 +37,12 @@
 
 #include "run/procfs.h"
 #include "run/reaper.h"
+#include "run/unprivileged.h"
 
 namespace grader {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-// The user a root grader runs children as: nobody/nogroup on Debian, Ubuntu and RHEL alike.
-constexpr uid_t kNobodyUid = 65534;
-constexpr gid_t kNobodyGid = 65534;
 
 // Where the child finds its channels (see grader/labkit/worker_protocol.md). kStartErrorFd carries a failure
 // to start back to the grader; it is close-on-exec, so a successful execve closes it.
@@ -200,7 +196,6 @@ struct ChildPlan {
   bool drop_privileges = false;
   int fds[kReplyFd + 1] = {-1, -1, -1, -1, -1};  // fds[n] becomes the child's fd n
   int start_error_fd = -1;
-  int highest_fd = 1024;  // where closing fds one by one may stop, when close_range is missing
 };
 
 std::vector<char*> c_strings(std::vector<std::string>& strings) {
@@ -214,13 +209,6 @@ std::vector<char*> c_strings(std::vector<std::string>& strings) {
   const StartFailure failure{step, errno};
   [[maybe_unused]] const ssize_t ignored = write(fd, &failure, sizeof failure);
   _exit(127);
-}
-
-void close_fds_from(int first, int highest) {
-#ifdef SYS_close_range
-  if (syscall(SYS_close_range, first, ~0u, 0) == 0) return;
-#endif
-  for (int fd = first; fd <= highest; ++fd) close(fd);
 }
 
 // Runs in the forked child: async-signal-safe calls only, and it never returns.
@@ -248,15 +236,14 @@ void close_fds_from(int first, int highest) {
     if (dup2(lifted[target], target) < 0) report_start_failure(error_fd, StartStep::redirect);  // clears cloexec
   }
   if (dup3(error_fd, kStartErrorFd, O_CLOEXEC) < 0) report_start_failure(error_fd, StartStep::redirect);
-  close_fds_from(kStartErrorFd + 1, plan.highest_fd);
+  close_descriptors_from(kStartErrorFd + 1);
 
   if (chdir(plan.workdir.c_str()) != 0) report_start_failure(kStartErrorFd, StartStep::enter_workdir);
   for (const Rlimit& limit : plan.rlimits) {
     if (setrlimit(limit.resource, &limit.value) != 0) report_start_failure(kStartErrorFd, StartStep::set_limits);
   }
   // Root ignores RLIMIT_NPROC: the process limit only holds for an unprivileged user.
-  if (plan.drop_privileges &&
-      (setgroups(0, nullptr) != 0 || setgid(kNobodyGid) != 0 || setuid(kNobodyUid) != 0)) {
+  if (plan.drop_privileges && !become(worker_user)) {
     report_start_failure(kStartErrorFd, StartStep::drop_privileges);
   }
   execve(plan.program.c_str(), plan.argv.data(), plan.envp.data());
@@ -355,12 +342,9 @@ ChildProcess ChildProcess::launch(const LaunchOptions& options) {
   for (const auto& [name, value] : options.environment) plan.environment_storage.push_back(name + "=" + value);
   plan.envp = c_strings(plan.environment_storage);
   plan.workdir = options.workdir.string();
-  plan.drop_privileges = geteuid() == 0;
-  plan.rlimits = rlimits_for(options.limits, procfs::tasks_of_user(plan.drop_privileges ? kNobodyUid : getuid()));
-  if (rlimit open_files; getrlimit(RLIMIT_NOFILE, &open_files) == 0 && open_files.rlim_cur != RLIM_INFINITY) {
-    plan.highest_fd = static_cast<int>(std::min<rlim_t>(open_files.rlim_cur, 1u << 20));
-  }
-  if (plan.drop_privileges && chown(plan.workdir.c_str(), kNobodyUid, kNobodyGid) != 0) {
+  plan.drop_privileges = drops_privileges();
+  plan.rlimits = rlimits_for(options.limits, procfs::tasks_of_user(plan.drop_privileges ? worker_user.uid : getuid()));
+  if (plan.drop_privileges && chown(plan.workdir.c_str(), worker_user.uid, worker_user.gid) != 0) {
     throw std::system_error(errno, std::generic_category(), "cannot give work directory " + plan.workdir + " to nobody");
   }
 

@@ -1109,6 +1109,9 @@ CHECKS.update(e2e_replay.checks(sys.modules[__name__]))
 # Reading the lab's hidden files at build time, as root without bubblewrap: their own file (e2e_hidden.py).
 import e2e_hidden  # noqa: E402
 CHECKS.update(e2e_hidden.checks(sys.modules[__name__]))
+# What `grader calibrate` calls busy: its own file (e2e_calibration.py).
+import e2e_calibration  # noqa: E402
+CHECKS.update(e2e_calibration.checks(sys.modules[__name__]))
 
 
 def main():

@@ -290,8 +290,12 @@ class CudaProblem : public Problem {
   // time its calls on inputs that silently stayed the same.
   template <class T>
   void mirror(const std::string& name, const std::vector<T>& host, cuda::DeviceBuffer<T>& device) {
-    mirrors_[name] = [&host, &device, this](const std::vector<std::int64_t>& elements) {
-      cuda::upload_elements(device, host.data(), elements, staging_);
+    mirrors_[name] = [&host, &device, this](const Changed& changed) {
+      if (changed.all) {  // a rotated input: one plain copy, not a scatter of every element
+        LABKIT_CUDA_CHECK(cudaMemcpy(device.data(), host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
+        return;
+      }
+      cuda::upload_elements(device, host.data(), changed.elements, staging_);
     };
   }
 
@@ -301,7 +305,7 @@ class CudaProblem : public Problem {
       if (found == mirrors_.end())
         throw Error("the harness did not say how input '" + array.name + "' reaches the device: call mirror(\"" +
                     array.name + "\", host, device) in setup(), or override inputs_changed()");
-      found->second(array.elements);
+      found->second(array);
     }
     LABKIT_CUDA_CHECK(cudaDeviceSynchronize());  // in place before the trial's clock starts
   }
@@ -349,7 +353,7 @@ class CudaProblem : public Problem {
  private:
   cuda::L2Flusher flusher_;
   cuda::Event start_, stop_;
-  std::map<std::string, std::function<void(const std::vector<std::int64_t>&)>> mirrors_;
+  std::map<std::string, std::function<void(const Changed&)>> mirrors_;
   cuda::DeviceBuffer<unsigned char> staging_;
   EndMark end_mark_ = EndMark::legacy_stream;
 };

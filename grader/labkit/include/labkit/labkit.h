@@ -196,9 +196,14 @@ class Problem {
   // harness that also keeps a copy elsewhere (device memory, a second layout) brings it up to date here:
   // `changed` lists, per input array (by name), the elements whose values changed since the last call.
   // CudaProblem updates the device copies named with mirror(); see cuda.h.
+  //
+  // Where a call has two inputs or more, the smallest one whose values are all finite is also rotated as a whole
+  // (by a secret number of elements, never whole rows), so that no part of the last answer still holds: its
+  // `elements` then lists every element, and `all` says so, for a copy that is cheaper to replace whole.
   struct Changed {
     std::string name;
     std::vector<std::int64_t> elements;  // row-major offsets into the array inputs() returned under `name`
+    bool all = false;                    // every element of the array changed (it was rotated)
   };
   virtual void inputs_changed(const std::vector<Changed>& changed) { (void)changed; }
 

@@ -242,7 +242,8 @@ CanvasGradebook write_canvas_outputs(const CanvasRequest& request, double points
   log << "wrote " << (folder / "canvas.csv").string() << " (" << book.written << " of " << request.roster.students.size()
       << " roster students scored)\n";
   if (!book.unmatched.empty()) {
-    log << "canvas: " << book.unmatched.size() << " submission(s) not in canvas.csv (also listed in summary.md):\n";
+    log << "canvas: " << book.unmatched.size()
+        << " submission(s) or group member(s) not in canvas.csv (also listed in summary.md):\n";
     for (const auto& line : book.unmatched) log << "  " << line << "\n";
   }
   for (const auto& line : book.ungrouped) log << "canvas: " << line << "\n";

@@ -23,7 +23,11 @@ std::string number(double value) {
     return std::to_string(static_cast<long long>(value));
   std::array<char, 64> buffer{};
   auto [end, error] = std::to_chars(buffer.data(), buffer.data() + buffer.size(), value);
-  return std::string(buffer.data(), error == std::errc() ? end : buffer.data());
+  std::string text(buffer.data(), error == std::errc() ? end : buffer.data());
+  // 1e-06 as a reader writes it: 1e-6.
+  for (const char* padded : {"e-0", "e+0"})
+    if (auto at = text.find(padded); at != std::string::npos) text.erase(at + 2, 1);
+  return text;
 }
 
 // A table cell: a '|' would end it.
@@ -85,15 +89,19 @@ std::string correctness_table(const LabSpec& spec) {
       for (const auto& flag : item.build_flags) flags += (flags.empty() ? "" : " ") + flag;
       variants += ", built with " + code(flags);
     }
+    // A case with a tolerance of its own says so after its name; the column holds the item's, where a case uses it.
     const Tolerance tolerance = item.tolerance.value_or(spec.tolerance);
-    std::string tolerances = tolerance_text(tolerance);
+    bool item_tolerance_used = false;
     std::string cases;
     for (const CaseSpec& c : item.cases) {
       if (!is_visible(c)) continue;
       cases += (cases.empty() ? "" : "; ") + c.name;
       if (c.tolerance && (c.tolerance->atol != tolerance.atol || c.tolerance->rtol != tolerance.rtol))
-        tolerances += "; " + c.name + ": " + tolerance_text(*c.tolerance);
+        cases += " (" + tolerance_text(*c.tolerance) + ")";
+      else
+        item_tolerance_used = true;
     }
+    const std::string tolerances = item_tolerance_used ? tolerance_text(tolerance) : "each case's, after its name";
     table += "| " + cell(item.name) + " | " + cell(variants) + " | " + number(item.points) + " | " + cell(tolerances) +
              " | " + cell(cases) + " |\n";
   }

@@ -25,7 +25,11 @@ std::string number_text(double value) {
     return std::to_string(static_cast<long long>(value));
   std::array<char, 64> buffer{};
   auto [end, error] = std::to_chars(buffer.data(), buffer.data() + buffer.size(), value);
-  return std::string(buffer.data(), error == std::errc() ? end : buffer.data());
+  std::string text(buffer.data(), error == std::errc() ? end : buffer.data());
+  // 1e-06 as a reader writes it: 1e-6.
+  for (const char* padded : {"e-0", "e+0"})
+    if (auto at = text.find(padded); at != std::string::npos) text.erase(at + 2, 1);
+  return text;
 }
 
 // Fully parenthesised, spaces removed: two trees are the same expression exactly when their keys are equal.

@@ -40,6 +40,19 @@ if [ "$profile" = staff ]; then
   )
 fi
 
+# Each profile's reader has one guide, and the closing lines point there. A student's copy of the course
+# (`grader release`) holds no TA guide, so it points to the student guide whichever profile ran.
+if [ "$profile" = student ] || [ ! -f docs/ta-guide.md ]; then
+  guide=docs/student-guide.md
+  sandbox_section="Set up"
+  next_step="grader lab1 --quick   (each lab's handout is labs/<lab>/README.md)"
+else
+  guide=docs/ta-guide.md
+  sandbox_section="The sandbox"
+  next_step="grader list   (docs/ta-guide.md grades a class, docs/instructor-guide.md writes labs)"
+  if [ $testing = ON ]; then next_step="ctest --test-dir build -j 2   then: $next_step"; fi
+fi
+
 # Root (CI, containers) runs apt-get itself; everyone else goes through sudo.
 if [ $install = 1 ]; then
   as_root=()
@@ -49,11 +62,11 @@ if [ $install = 1 ]; then
 fi
 
 # Every grading runs in a bubblewrap sandbox where the kernel lets an unprivileged user build one. Say so now,
-# not at the first grading, where it cannot (docs/ta-guide.md, "The sandbox", says how to enable it).
+# not at the first grading, where it cannot; the profile's guide says how to enable it.
 if ! bwrap --ro-bind / / --unshare-all --new-session true 2>/dev/null; then
   echo "warning: bubblewrap is installed but cannot build a sandbox on this machine (unprivileged user"
   echo "         namespaces are off, or restricted by AppArmor as on Ubuntu 24.04): gradings will run without it."
-  echo "         docs/ta-guide.md, section \"The sandbox\", says how to enable it."
+  echo "         $guide, section \"$sandbox_section\", says how to enable it."
 fi
 
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBUILD_TESTING=$testing
@@ -61,3 +74,5 @@ cmake --build build -j "$(nproc)" "${targets[@]}"
 echo
 echo "built: $(pwd)/build/bin/grader"
 echo "put it on your PATH:  export PATH=\"$(pwd)/build/bin:\$PATH\"   then run: grader list"
+echo "next: $next_step"
+echo "your guide: $guide"

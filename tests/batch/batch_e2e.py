@@ -423,6 +423,40 @@ def check_downloads(ctx):
     check(rows["doejane_777"][3] == "wrong_answer", "doejane: %r" % rows["doejane_777"])
     check(load(os.path.join(out, "doejane_777.json"))["batch"].get("late") is True, "doejane's report does not say late")
 
+    # The same download as a Canvas group assignment: smithjohn submitted for Team 1 (himself, Ann Lee, and Zed, who
+    # is not in the roster), doejane for Team 2; Team 3 submitted nothing. Every member gets the group's score, and
+    # what cannot be placed is listed. The students are graded already: this run only writes canvas.csv.
+    roster = os.path.join(ctx.work, "roster.csv")
+    with open(roster, "w", newline="") as f:
+        f.write("Student,ID,SIS User ID,SIS Login ID,Section\r\n    Points Possible,,,,\r\n"
+                "\"Smith, John\",12345,s1,jsmith,A\r\n\"Lee, Ann\",12346,s2,alee,A\r\n"
+                "\"Doe, Jane\",777,s3,jdoe,A\r\n\"Kim, Kay\",778,s4,kkim,A\r\n")
+    groups = os.path.join(ctx.work, "groups.csv")
+    with open(groups, "w", newline="") as f:
+        f.write("name,canvas_user_id,user_id,login_id,sections,group_name,canvas_group_id,group_id\r\n"
+                "\"Smith, John\",12345,s1,jsmith,A,Team 1,501,\r\n\"Lee, Ann\",12346,s2,alee,A,Team 1,501,\r\n"
+                "\"Ghost, Zed\",99999,s9,zghost,A,Team 1,501,\r\n\"Doe, Jane\",777,s3,jdoe,A,Team 2,502,\r\n"
+                "\"Kim, Kay\",778,s4,kkim,A,Team 3,503,\r\n")
+    run = ctx.batch(canvas, "--out", out, "--quick", "--canvas", roster, "--canvas-groups", groups, expect=0)
+    with open(os.path.join(out, "canvas.csv"), newline="") as f:
+        cells = {r[0]: r[-1] for r in csv.reader(f)}
+    check(cells["Smith, John"] == cells["Lee, Ann"] == rows["smithjohn_12345"][1],
+          "Team 1's members do not both have smithjohn's score %r: %r" % (rows["smithjohn_12345"][1], cells))
+    check(cells["Doe, Jane"] == rows["doejane_777"][1], "Team 2's member has not doejane's score: %r" % cells)
+    check(cells["Kim, Kay"] == "", "Team 3 submitted nothing, yet Kim has a score: %r" % cells)
+    summary = open(os.path.join(out, "summary.md")).read()
+    check("its member Ghost, Zed (login zghost) has no roster row" in summary and "Ghost, Zed" in run.stderr,
+          "the member without a roster row is not listed in summary.md and on stderr")
+    check(re.search(r"Groups without a graded submission \(1\): Team 3", summary), "Team 3 is not listed as without a submission")
+    # A groups file Canvas did not write stops the batch before anyone is graded.
+    bad = os.path.join(ctx.work, "bad-groups.csv")
+    with open(bad, "w") as f:
+        f.write("Student,Team\nSmith,1\n")
+    refused = ctx.batch(canvas, "--out", os.path.join(ctx.work, "refused-out"), "--quick", "--canvas", roster,
+                        "--canvas-groups", bad, expect=2)
+    check("bad-groups.csv:1: no canvas_user_id, user_id or login_id column" in refused.stderr,
+          "the refusal does not name the groups file's line: %r" % refused.stderr)
+
     gradescope = os.path.join(ctx.work, "gradescope")
     make_class.write_student(gradescope, "submission_101", "fast", "folder")
     make_class.write_student(gradescope, "submission_102", "wrong", "folder")

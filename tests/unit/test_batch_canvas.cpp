@@ -3,6 +3,7 @@
 // every submission that cannot be placed listed, and the file quoted as Canvas's import reads it.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <sstream>
 #include <string>
 
@@ -106,4 +107,79 @@ TEST_CASE("a roster without SIS Login ID gets no such column; the mapping file i
   CHECK_THROWS_WITH_AS(parse_submission_map("submission,student\na,1\na,2\n", "m.csv"),
                        "m.csv:3: submission 'a' is mapped twice", std::runtime_error);
   CHECK_THROWS_WITH_AS(parse_submission_map("from,to\n", "m.csv"), doctest::Contains("m.csv:1:"), std::runtime_error);
+}
+
+namespace {
+
+// Canvas's export of a group set (People > Groups): one row per student, a student in no group with empty group
+// columns, a byte-order mark and CRLF as Canvas writes them.
+const std::string groups_text =
+    "\xEF\xBB\xBFname,canvas_user_id,user_id,login_id,sections,group_name,canvas_group_id,group_id\r\n"
+    "\"Doe, Jane\",4242,s1001,jdoe@uni.edu,Section A,Team 1,501,\r\n"
+    "\"Roe, Richard\",4343,s1002,rroe,Section B,Team 1,501,\r\n"
+    "\"Ghost, Zed\",9999,s9999,zghost,Section B,Team 1,501,\r\n"
+    "\"=Evil, Eve\",4444,s1003,eve,Section A,Team 2,502,\r\n"
+    "\"Poe, Edgar\",4545,s1004,epoe,Section B,,,\r\n";
+
+}  // namespace
+
+TEST_CASE("Canvas's group set export: members by any id, groups by Canvas id, students in no group skipped") {
+  const CanvasGroups groups = parse_canvas_groups(groups_text, "groups.csv");
+  REQUIRE(groups.groups.size() == 2);
+  CHECK(groups.groups[0].name == "Team 1");
+  CHECK(groups.groups[0].members.size() == 3);
+  CHECK(groups.groups[1].members.size() == 1);
+  const CanvasRoster roster = parse_canvas_roster(roster_text, "roster.csv");
+  CHECK(groups.group_of(roster.students[1]) == &groups.groups[0]);
+  CHECK(groups.group_of(roster.students[3]) == nullptr);  // Poe: in no group
+  // A login alone identifies a member; letter case ignored.
+  const CanvasGroups by_login = parse_canvas_groups("login_id,group_name\nJDOE@uni.edu,Red\n", "g.csv");
+  CHECK(by_login.group_of(roster.students[0]) == &by_login.groups[0]);
+  CHECK_THROWS_WITH_AS(parse_canvas_groups("Student,ID\nx,1\n", "g.csv"),
+                       doctest::Contains("g.csv:1: no canvas_user_id, user_id or login_id column"), std::runtime_error);
+  CHECK_THROWS_WITH_AS(parse_canvas_groups("canvas_user_id,name\n1,x\n", "g.csv"),
+                       doctest::Contains("g.csv:1: no group_name, canvas_group_id or group_id column"), std::runtime_error);
+  CHECK_THROWS_WITH_AS(parse_canvas_groups("name,canvas_user_id,group_name\nx,,A\n", "g.csv"),
+                       doctest::Contains("g.csv:2: no canvas_user_id, user_id or login_id"), std::runtime_error);
+  // Two group sets in one file would give a student two scores: refused, with both lines.
+  CHECK_THROWS_WITH_AS(parse_canvas_groups("canvas_user_id,group_name\n1,A\n2,A\n1,B\n", "g.csv"),
+                       doctest::Contains("g.csv:4: (ID 1) is in a group already, at line 2"), std::runtime_error);
+}
+
+TEST_CASE("canvas.csv for a group assignment: every member gets the group's score; the unmatched are listed") {
+  const CanvasRoster roster = parse_canvas_roster(roster_text, "roster.csv");
+  const CanvasGroups groups = parse_canvas_groups(groups_text, "groups.csv");
+  // Richard submitted for Team 1 in Canvas's download (named by the submitter: roerichard_4343); nobody for Team 2;
+  // Poe, in no group, submitted alone.
+  const std::vector<json> reports = {report("roerichard_4343", 61.5), report("epoe", 30)};
+  const CanvasGradebook book = canvas_gradebook(roster, {}, reports, "Lab 1 (12)", 80, &groups);
+  const auto lines = lines_of(book.csv);
+  REQUIRE(lines.size() == 6);
+  CHECK(lines[2] == "\"Doe, Jane\",4242,s1001,jdoe@uni.edu,Section A,61.5\r");
+  CHECK(lines[3] == "\"Roe, Richard\",4343,s1002,rroe,Section B,61.5\r");
+  CHECK(lines[4].ends_with("Section B\",\r"));  // Eve: Team 2 submitted nothing
+  CHECK(lines[5] == "\"Poe, Edgar\",4545,s1004,epoe,Section B,30\r");
+  CHECK(book.written == 3);
+  // Zed is in Team 1 but not in the roster: listed, with the group's file and line.
+  REQUIRE(book.unmatched.size() == 1);
+  CHECK(book.unmatched[0] ==
+        "group Team 1 (submitted by roerichard_4343): its member Ghost, Zed (login zghost) has no roster row (groups.csv:4)");
+  CHECK(book.ungrouped == std::vector<std::string>{"epoe (Poe, Edgar) is in no group of groups.csv: scored alone"});
+  CHECK(book.groups_without_submission == std::vector<std::string>{"Team 2"});
+  CHECK(book.no_submission == std::vector<std::string>{"=Evil, Eve"});
+  const std::string section = canvas_summary_section(book, "roster.csv");
+  CHECK(section.find("Groups without a graded submission (1): Team 2") != std::string::npos);
+  CHECK(section.find("- group Team 1 (submitted by roerichard_4343): its member Ghost, Zed") != std::string::npos);
+
+  // Jane submitted too: with groups, every member's submission is the group's, so Team 1 has two and its members
+  // get no cell, each listed; Poe, alone, is not touched.
+  const CanvasGradebook twice = canvas_gradebook(
+      roster, {}, {report("roerichard_4343", 61.5), report("jdoe", 70), report("epoe", 30)}, "Lab 1 (12)", 80, &groups);
+  CHECK(lines_of(twice.csv)[2].ends_with("Section A,\r"));
+  CHECK(lines_of(twice.csv)[3].ends_with("Section B,\r"));
+  CHECK(lines_of(twice.csv)[5].ends_with(",30\r"));
+  CHECK(std::find(twice.unmatched.begin(), twice.unmatched.end(),
+                  "roerichard_4343 (as group Team 1) and jdoe (as group Team 1): all name Doe, Jane (ID 4242); keep one, "
+                  "or map them apart") != twice.unmatched.end());
+  CHECK(twice.written == 1);
 }

@@ -114,3 +114,19 @@ TEST_CASE("evaluation errors name the problem") {
   CHECK_THROWS_WITH_AS(eval("sqrt(-1)"), doctest::Contains("not a finite number"), ExprEvalError);
   CHECK_THROWS_AS(eval("log2(0)"), ExprEvalError);
 }
+
+TEST_CASE("readable: spaces, coefficients, only the parentheses the meaning needs, and names for parts") {
+  CHECK(Expr::parse("1+0.2*(threads-1)").readable() == "1 + 0.2 (threads - 1)");
+  CHECK(Expr::parse("(a-b)-(c-d)").readable() == "a - b - (c - d)");
+  CHECK(Expr::parse("a/(b*c)").readable() == "a / (b * c)");
+  CHECK(Expr::parse("(-2)^2 + -x").readable() == "(-2)^2 + -x");
+  CHECK(Expr::parse("2*3").readable() == "2 * 3");  // a number after a coefficient would read as one number
+  const std::vector<std::pair<std::string, Expr>> names{{"p", Expr::parse("min(max(threads, 2), 16)")},
+                                                        {"P", Expr::parse("min(min(max(threads,2),16), cpu_scaling)")}};
+  CHECK(Expr::parse("min(min(max(threads, 2), 16), cpu_scaling) * (0.85 - 0.05*log2(min(min(max(threads, 2), 16), cpu_scaling)))")
+            .readable(names) == "P * (0.85 - 0.05 log2(P))");
+  CHECK(Expr::parse("4*min(max(threads, 2), 16)").readable(names) == "4 p");
+  CHECK(names[1].second.readable({names[0]}) == "min(p, cpu_scaling)");
+  CHECK(Expr::parse("2*m").same_as(Expr::parse("2 * (m)")));
+  CHECK_FALSE(Expr::parse("2*m").same_as(Expr::parse("m*2")));
+}

@@ -9,6 +9,7 @@
 #include <sstream>
 #include <string>
 
+#include "handout/graded_table.h"
 #include "spec/lab_spec.h"
 
 namespace fs = std::filesystem;
@@ -64,6 +65,66 @@ TEST_CASE("each handout's tolerance formula and total are its lab.toml's") {
     CHECK(same(std::stod(found[2]), correctness));
     CHECK(same(std::stod(found[3]), performance));
   }
+}
+
+// The "What is graded" tables are lab.toml's, written by `grader handout` between the handout's markers: a lab.toml
+// edited without running it (a tier moved, a case added, points changed) fails here, naming the command that fixes it.
+TEST_CASE("each handout's graded tables are the ones its lab.toml generates") {
+  for (const LabSpec& spec : labs()) {
+    CAPTURE(spec.name());
+    const std::string file = "labs/" + spec.name() + "/README.md";
+    const std::string handout = read(spec.dir / "README.md");
+    std::string regenerated;
+    REQUIRE_NOTHROW(regenerated = with_graded_tables(handout, spec, file));
+    const bool same = regenerated == handout;  // a bool, so a failure prints the message, not two whole handouts
+    CHECK_MESSAGE(same, file << "'s tables differ from its lab.toml; run `grader handout " << spec.id
+                             << "` to write them again");
+  }
+}
+
+// The markers are read strictly, and the tables say what lab.toml says: a changed tier or case name shows.
+TEST_CASE("graded tables: markers read strictly; a changed lab.toml changes the table") {
+  const LabSpec spec = load_lab_spec(course / "labs" / "lab1-matvec");
+  const std::string handout = read(spec.dir / "README.md");
+  const std::string table = graded_table(spec, "performance");
+  CHECK(table.find("| unrolled bandwidth, 10000 x 10000 |") != std::string::npos);
+  CHECK(table.find("0 points at 45%, 20 at 65% of the roofline") != std::string::npos);
+  CHECK(table.find("Total: 80 points (40 correctness, 40 performance).") != std::string::npos);
+  LabSpec moved = spec;
+  moved.performance[0].tiers[1].at = Expr::constant(1.9);
+  CHECK(with_graded_tables(handout, moved, "h.md") != handout);
+  // Hidden cases are never named, so the student release (which cuts them) generates the same tables.
+  const std::string correctness = graded_table(spec, "correctness");
+  CHECK(correctness.find("public square 8; square 100; 1 x 1 |") != std::string::npos);
+  CHECK(correctness.find("tall 1000 x 7") == std::string::npos);
+
+  const std::string both = "x\n<!-- graded-table correctness -->\n<!-- /graded-table -->\n"
+                           "<!-- graded-table performance -->\nold\n<!-- /graded-table -->\ny\n";
+  const std::string written = with_graded_tables(both, spec, "h.md");
+  CHECK(written.starts_with("x\n<!-- graded-table correctness -->\n\n| item | variant |"));
+  CHECK(written.ends_with("<!-- /graded-table -->\ny\n"));
+  CHECK(written.find("old") == std::string::npos);
+  CHECK(with_graded_tables(written, spec, "h.md") == written);
+  CHECK_THROWS_WITH_AS(with_graded_tables("<!-- graded-table scores -->\n", spec, "h.md"),
+                       doctest::Contains("h.md:1: unknown graded table 'scores'"), HandoutError);
+  CHECK_THROWS_WITH_AS(with_graded_tables("a\n<!-- graded-table correctness -->\n", spec, "h.md"),
+                       doctest::Contains("h.md:2: the correctness table is never closed"), HandoutError);
+  CHECK_THROWS_WITH_AS(with_graded_tables("<!-- /graded-table -->\n", spec, "h.md"),
+                       doctest::Contains("h.md:1: <!-- /graded-table --> closes no table"), HandoutError);
+  CHECK_THROWS_WITH_AS(with_graded_tables("<!-- graded-table correctness -->\n<!-- /graded-table -->\n", spec, "h.md"),
+                       doctest::Contains("no <!-- graded-table performance -->"), HandoutError);
+  CHECK_THROWS_WITH_AS(with_graded_tables(both + both, spec, "h.md"),
+                       doctest::Contains("h.md:9: the correctness table is marked twice"), HandoutError);
+}
+
+// Names from [handout] make a scaling tier readable: each part equal to a name's `means` is written as the name.
+TEST_CASE("tiers that scale with the machine are written with the lab's names, each explained once") {
+  const LabSpec spec = load_lab_spec(course / "labs" / "lab3-openmp");
+  const std::string table = graded_table(spec, "performance");
+  CHECK(table.find("`1 + 0.6 (S - 1)`") != std::string::npos);
+  CHECK(table.find("`1 + 0.2 (P - 1)`") != std::string::npos);
+  CHECK(table.find("min(max(threads") == table.find("- `p` = `min(max(threads, 2), 16)`") + 9);  // in the legend only
+  CHECK(table.find("- `P` = `min(p, cpu_scaling)`: ") != std::string::npos);
 }
 
 // The bracketed range after a speedup is explained one way: the student guide's sentence, word for word, in

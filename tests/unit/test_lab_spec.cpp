@@ -431,3 +431,28 @@ TEST_CASE("malformed specs fail at the line and column of the mistake") {
                      "'threads' is a machine variable");
   }
 }
+
+// [handout] names change only how `grader handout` writes expressions; each is checked where it is written.
+TEST_CASE("[handout] names are read strictly, at their position") {
+  const std::string head = demo_spec + "\n[handout]\nnames = [\n  { name = \"p\", means = \"max(threads, 2)\", text = \"threads\" },\n";
+  //  line 25 is [handout], 27 the first name, 28 the second.
+  TempLab lab("lab9-demo");
+  const LabSpec spec = lab.parse(head + "]\n");
+  REQUIRE(spec.handout_names.size() == 1);
+  CHECK(spec.handout_names[0].name == "p");
+  CHECK(spec.handout_names[0].means.same_as(Expr::parse("max( threads,2 )")));
+  CHECK(spec.handout_names[0].where.line == 27);
+  SUBCASE("a name that is not a symbol") {
+    spec_should_fail(head + "  { name = \"2p\", means = \"threads\", text = \"x\" },\n]\n", 28, 12, "'name' is a symbol");
+  }
+  SUBCASE("a name whose means reads a parameter") {
+    spec_should_fail(head + "  { name = \"q\", means = \"n\", text = \"x\" },\n]\n", 28, 25, "reads 'n'");
+  }
+  SUBCASE("two names for one expression") {
+    spec_should_fail(head + "  { name = \"q\", means = \"max(threads,2)\", text = \"x\" },\n]\n", 28, 25,
+                     "\"p\" already names this expression");
+  }
+  SUBCASE("an unknown key") {
+    spec_should_fail(head + "  { name = \"q\", means = \"threads\", txt = \"x\" },\n]\n", 28, 36, "unknown key 'txt'");
+  }
+}

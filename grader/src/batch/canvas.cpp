@@ -47,12 +47,28 @@ std::string cell(const CsvRow& row, int index) {
   return index >= 0 && static_cast<std::size_t>(index) < row.fields.size() ? trimmed(row.fields[index]) : "";
 }
 
+// A Canvas download names each student "<lastfirst>_<Canvas user id>" (batch/platform_export.h): the id is the
+// roster's ID.
+bool is_canvas_download_of(const CanvasStudent& student, const std::string& key) {
+  const auto underscore = key.rfind('_');
+  if (underscore == std::string::npos || underscore == 0 || student.id.empty()) return false;
+  const std::string prefix = key.substr(0, underscore);
+  return key.substr(underscore + 1) == student.id &&
+         std::all_of(prefix.begin(), prefix.end(), [](unsigned char c) { return std::islower(c); });
+}
+
 bool names_student(const CanvasStudent& student, const std::string& key) {
   if (key.empty()) return false;
   const std::string login = lower(student.sis_login_id), wanted = lower(key);
   if (!login.empty() && (login == wanted || login.substr(0, login.find('@')) == wanted)) return true;
-  return student.sis_user_id == key || student.id == key;
+  return student.sis_user_id == key || student.id == key || is_canvas_download_of(student, key);
 }
+
+// A claim on a roster row: the report whose score it would get, and how ("as group Team 1"; empty: its own).
+struct Claim {
+  const json* report;
+  std::string via;
+};
 
 }  // namespace
 
@@ -98,10 +114,12 @@ SubmissionMap parse_submission_map(std::string_view text, const std::string& fil
 SubmissionMap read_submission_map(const fs::path& csv) { return parse_submission_map(read_whole(csv), csv.string()); }
 
 CanvasGradebook canvas_gradebook(const CanvasRoster& roster, const SubmissionMap& map, const std::vector<json>& reports,
-                                 const std::string& assignment, double points_possible) {
+                                 const std::string& assignment, double points_possible, const CanvasGroups* groups) {
   CanvasGradebook book;
-  // Each submission's roster row, once every submission is matched: a row two submissions name is unmatched.
-  std::map<std::size_t, std::vector<const json*>> claims;
+  // Each submission's roster rows (its student's, or every member's of their group), once every submission is
+  // matched: a row two submissions claim is unmatched.
+  std::map<std::size_t, std::vector<Claim>> claims;
+  std::set<const CanvasGroup*> submitted;
   for (const auto& report : reports) {
     const std::string id = report["batch"].value("student", "");
     const auto mapped = map.find(id);
@@ -117,21 +135,45 @@ CanvasGradebook canvas_gradebook(const CanvasRoster& roster, const SubmissionMap
       for (auto i : rows) names += (names.empty() ? "" : ", ") + roster.students[i].name;
       book.unmatched.push_back(id + how + ": '" + key + "' names " + std::to_string(rows.size()) + " roster rows (" + names +
                                "); map it to one ID with --canvas-map");
+    } else if (const CanvasGroup* group = groups ? groups->group_of(roster.students[rows.front()]) : nullptr) {
+      // A group assignment: the submitter's group's score is every member's.
+      submitted.insert(group);
+      const std::string via = "as group " + group->name;
+      for (const CanvasGroupMember& member : group->members) {
+        std::vector<std::size_t> member_rows;
+        for (std::size_t i = 0; i < roster.students.size(); ++i)
+          if (member.is(roster.students[i])) member_rows.push_back(i);
+        if (member_rows.size() == 1) {
+          claims[member_rows.front()].push_back({&report, via});
+          continue;
+        }
+        book.unmatched.push_back("group " + group->name + " (submitted by " + id + "): its member " + member.label() +
+                                 (member_rows.empty() ? " has no roster row" : " names several roster rows") + " (" +
+                                 groups->file + ":" + std::to_string(member.line) + ")");
+      }
     } else {
-      claims[rows.front()].push_back(&report);
+      if (groups)
+        book.ungrouped.push_back(id + " (" + roster.students[rows.front()].name + ") is in no group of " + groups->file +
+                                 ": scored alone");
+      claims[rows.front()].push_back({&report, ""});
     }
   }
+  if (groups)
+    for (const CanvasGroup& group : groups->groups)
+      if (!submitted.count(&group)) book.groups_without_submission.push_back(group.name);
 
   std::map<std::size_t, std::string> scores;
   for (const auto& [row, claimed] : claims) {
     const std::string& name = roster.students[row].name;
     if (claimed.size() > 1) {
       std::string ids;
-      for (const json* r : claimed) ids += (ids.empty() ? "" : " and ") + (*r)["batch"].value("student", "");
+      for (const Claim& claim : claimed)
+        ids += (ids.empty() ? "" : " and ") + (*claim.report)["batch"].value("student", "") +
+               (claim.via.empty() ? "" : " (" + claim.via + ")");
       book.unmatched.push_back(ids + ": all name " + name + " (ID " + roster.students[row].id + "); keep one, or map them apart");
       continue;
     }
-    const json& report = *claimed.front();
+    const json& report = *claimed.front().report;
     if (report.value("status", "") == "internal_error") {
       book.unmatched.push_back(report["batch"].value("student", "") + " (" + name + "): an internal error, no score to " +
                                "import; regrade them, then run the batch again");
@@ -169,6 +211,16 @@ std::string canvas_summary_section(const CanvasGradebook& book, const std::strin
           "or map them with --canvas-map and run the batch again:\n\n";
     for (const auto& line : book.unmatched) md += "- " + line + "\n";
   }
+  if (!book.ungrouped.empty()) {
+    md += "\nIn no group (" + std::to_string(book.ungrouped.size()) + "; check the group set):\n\n";
+    for (const auto& line : book.ungrouped) md += "- " + line + "\n";
+  }
+  if (!book.groups_without_submission.empty()) {
+    md += "\nGroups without a graded submission (" + std::to_string(book.groups_without_submission.size()) + "):";
+    for (const auto& name : book.groups_without_submission) md += " " + name + ";";
+    md.pop_back();
+    md += "\n";
+  }
   if (!book.no_submission.empty()) {
     md += "\nIn the roster without a graded submission (" + std::to_string(book.no_submission.size()) + "; their cell is empty, "
           "so the import leaves them as they are):";
@@ -181,7 +233,8 @@ std::string canvas_summary_section(const CanvasGradebook& book, const std::strin
 
 CanvasGradebook write_canvas_outputs(const CanvasRequest& request, double points_possible, const fs::path& folder,
                                      const std::vector<json>& reports, std::ostream& log) {
-  const CanvasGradebook book = canvas_gradebook(request.roster, request.map, reports, request.assignment, points_possible);
+  const CanvasGradebook book = canvas_gradebook(request.roster, request.map, reports, request.assignment, points_possible,
+                                                request.groups ? &*request.groups : nullptr);
   write_file_atomically(folder / "canvas.csv", book.csv);
   std::string summary;
   if (fs::exists(folder / "summary.md")) summary = read_whole(folder / "summary.md");
@@ -189,9 +242,11 @@ CanvasGradebook write_canvas_outputs(const CanvasRequest& request, double points
   log << "wrote " << (folder / "canvas.csv").string() << " (" << book.written << " of " << request.roster.students.size()
       << " roster students scored)\n";
   if (!book.unmatched.empty()) {
-    log << "canvas: " << book.unmatched.size() << " submission(s) not in canvas.csv (also listed in summary.md):\n";
+    log << "canvas: " << book.unmatched.size()
+        << " submission(s) or group member(s) not in canvas.csv (also listed in summary.md):\n";
     for (const auto& line : book.unmatched) log << "  " << line << "\n";
   }
+  for (const auto& line : book.ungrouped) log << "canvas: " << line << "\n";
   return book;
 }
 

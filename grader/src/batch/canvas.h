@@ -8,18 +8,25 @@
 //
 // Which student a submission is: its id (the folder or archive name), or the student a mapping file gives it
 // (--canvas-map MAP.csv, columns `submission,student`), compared with each roster row's SIS Login ID (whole, or the
-// part before '@' of an email login; letter case ignored), SIS User ID and ID. A submission that matches no row,
+// part before '@' of an email login; letter case ignored), SIS User ID and ID; a Canvas download's student
+// ("smithjohn_12345", batch/platform_export.h) is the row whose ID is 12345. A submission that matches no row,
 // or several, or a row another submission matched too, is unmatched: it gets no cell, and is listed on stderr and
 // in summary.md, never dropped silently. So is a student whose grading was an internal error (no score to trust).
 // Roster students without a submission get an empty cell, which Canvas's import leaves as it was.
+//
+// A group assignment (--canvas-groups GROUPS.csv, batch/canvas_groups.h): a submission's score goes to every member
+// of its student's group. A member without a roster row is listed; a student scored twice (their own submission and
+// their group's, or two of a group's) gets no cell and is listed; a submitter in no group is scored alone, and said.
 #pragma once
 
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "batch/canvas_groups.h"
 #include "batch/csv_reader.h"
 
 namespace grader {
@@ -48,11 +55,14 @@ struct CanvasGradebook {
   std::size_t written = 0;                // roster rows given a score
   std::vector<std::string> unmatched;     // "bob: no roster row has SIS Login ID, SIS User ID or ID 'bob'"
   std::vector<std::string> no_submission; // roster students without a graded submission, by name
+  std::vector<std::string> ungrouped;     // with groups: submitters in no group, scored alone
+  std::vector<std::string> groups_without_submission;  // with groups: by name
 };
 
 // `reports` are the batch's stored reports (batch/store.h), `points_possible` the lab's maximum.
+// `groups`: a group assignment's membership, or nullptr.
 CanvasGradebook canvas_gradebook(const CanvasRoster& roster, const SubmissionMap& map, const std::vector<nlohmann::json>& reports,
-                                 const std::string& assignment, double points_possible);
+                                 const std::string& assignment, double points_possible, const CanvasGroups* groups = nullptr);
 
 // The "## Canvas" section of summary.md.
 std::string canvas_summary_section(const CanvasGradebook& gradebook, const std::string& roster_file);
@@ -61,7 +71,8 @@ std::string canvas_summary_section(const CanvasGradebook& gradebook, const std::
 struct CanvasRequest {
   CanvasRoster roster;
   SubmissionMap map;
-  std::string assignment;  // the column's name: an existing assignment's "Name (id)" from the export, or a new one
+  std::string assignment;
+  std::optional<CanvasGroups> groups;  // --canvas-groups: a group assignment's membership  // the column's name: an existing assignment's "Name (id)" from the export, or a new one
 };
 
 // Writes <folder>/canvas.csv from the batch's reports and adds the Canvas section to <folder>/summary.md (written

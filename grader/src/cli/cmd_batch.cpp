@@ -60,7 +60,7 @@ struct BatchCommand {
   bool collect = false;
   std::optional<fs::path> array_task;
   // Canvas (batch/canvas.h): read before grading, written after the gradebook.
-  std::optional<fs::path> canvas, canvas_map;
+  std::optional<fs::path> canvas, canvas_map, canvas_groups;
   std::string canvas_assignment;
   std::optional<CanvasRequest> canvas_request;
 };
@@ -297,16 +297,18 @@ void read_numbers(BatchCommand& command) {
   if (slurm.chunk < 0 || slurm.array_limit < 0) throw CommandFailure(ExitCode::usage, "--chunk and --array-limit are counts: 1 or more");
 }
 
-// --canvas ROSTER.csv [--canvas-map MAP.csv]: read now, so a wrong file stops the batch before anyone is graded.
+// --canvas ROSTER.csv [--canvas-map MAP.csv] [--canvas-groups GROUPS.csv]: read now, so a wrong file stops the batch
+// before anyone is graded.
 void read_canvas_request(BatchCommand& command, const LabSpec& spec) {
   if (!command.canvas) {
-    if (command.canvas_map || !command.canvas_assignment.empty())
-      throw CommandFailure(ExitCode::usage, "--canvas-map and --canvas-assignment go with --canvas ROSTER.csv");
+    if (command.canvas_map || command.canvas_groups || !command.canvas_assignment.empty())
+      throw CommandFailure(ExitCode::usage, "--canvas-map, --canvas-groups and --canvas-assignment go with --canvas ROSTER.csv");
     return;
   }
   try {
-    CanvasRequest request{read_canvas_roster(*command.canvas), {}, command.canvas_assignment};
+    CanvasRequest request{read_canvas_roster(*command.canvas), {}, command.canvas_assignment, std::nullopt};
     if (command.canvas_map) request.map = read_submission_map(*command.canvas_map);
+    if (command.canvas_groups) request.groups = read_canvas_groups(*command.canvas_groups);
     if (request.assignment.empty()) request.assignment = spec.name();
     command.canvas_request = std::move(request);
   } catch (const std::exception& error) {
@@ -470,6 +472,7 @@ void setup_batch(CLI::App& app) {
   batch->add_flag("--no-summary", command->no_summary, "do not write grades.csv and summary.md at the end");
   batch->add_option("--canvas", command->canvas, "also write canvas.csv for Canvas's gradebook, from this roster (Canvas's export)");
   batch->add_option("--canvas-map", command->canvas_map, "with --canvas: a CSV `submission,student` naming each submission's student");
+  batch->add_option("--canvas-groups", command->canvas_groups, "with --canvas: a group assignment; Canvas's export of the group set (each member gets the group's score)");
   batch->add_option("--canvas-assignment", command->canvas_assignment, "with --canvas: the assignment column (default: the lab's name)");
   batch->add_option("--max-archive-mb", command->max_archive_mb_text, "refuse archives that unpack to more than this")
       ->default_str("64");

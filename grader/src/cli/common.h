@@ -54,5 +54,6 @@ void setup_new_lab(CLI::App& app);
 void setup_release(CLI::App& app);
 void setup_export(CLI::App& app);
 void setup_replay(CLI::App& app);
+void setup_handout(CLI::App& app);
 
 }  // namespace grader

@@ -66,6 +66,12 @@ inline constexpr std::array exit_code_table = {
                                              "repository or not empty"},
     ExitCodeInfo{"release", ExitCode::internal, "internal error in the grader"},
 
+    ExitCodeInfo{"handout", ExitCode::all_passed, "every handout's tables are its lab.toml's (written now, or already)"},
+    ExitCodeInfo{"handout", ExitCode::graded_failures, "--check: some handout's tables differ from its lab.toml (each is "
+                                                       "named; `grader handout LAB` writes them)"},
+    ExitCodeInfo{"handout", ExitCode::usage, "bad usage, unknown lab, an invalid lab.toml, or a handout without its "
+                                             "markers (the message names the file and line)"},
+
     ExitCodeInfo{"calibrate", ExitCode::all_passed, "this machine is calibrated"},
     ExitCodeInfo{"calibrate", ExitCode::usage, "bad usage"},
     ExitCodeInfo{"calibrate", ExitCode::environment, "the calibration could not run (no compiler, or it failed)"},

@@ -54,6 +54,7 @@ int main(int argc, char** argv) {
   grader::setup_release(app);
   grader::setup_export(app);
   grader::setup_replay(app);
+  grader::setup_handout(app);
   const auto every = [](const CLI::App*) { return true; };
   for (auto* command : app.get_subcommands(every)) {
     command->footer(grader::exit_code_help(command->get_name()));

@@ -101,16 +101,9 @@ bool Grading::build_everything() {
 
 // --sanitize=address,undefined on a CPU lab: the same sources again, instrumented, and that build runs. The
 // link policy has read the plain build above (the instrumentation adds the sanitizers' own calls and a
-// constructor, which the policy would refuse); the sources are the same. -ffile-prefix-map makes the
-// sanitizers' reports name "src/matvec.cpp:25", the student's own file.
+// constructor, which the policy would refuse); the sources are the same.
 bool Grading::build_sanitized() {
-  progress("compiling the submission again, with -fsanitize=" + options_.sanitize);
-  const std::vector<std::string> flags{"-fsanitize=" + options_.sanitize, "-fno-omit-frame-pointer", "-g",
-                                       "-ffile-prefix-map=" + workdir_.string() + "/="};
-  CandidateBuild sanitized = compile_candidate(env_, spec_, lab_, staged_sources_, workdir_, flags, "candidate-sanitized");
-  if (sanitized.verdict == Verdict::passed)
-    link_candidate(env_, spec_, lab_, sanitized, workdir_, "candidate-sanitized", {"-fsanitize=" + options_.sanitize});
-  report_.build_log += "\n# the build with -fsanitize=" + options_.sanitize + "\n" + sanitized.log;
+  CandidateBuild sanitized = sanitized_build({}, "candidate");
   if (sanitized.verdict != Verdict::passed) {
     report_.verdict = sanitized.verdict;
     report_.verdict_details = "the submission does not build with -fsanitize=" + options_.sanitize + "; see the build log";
@@ -118,6 +111,25 @@ bool Grading::build_sanitized() {
   }
   candidate_build_.executable = sanitized.executable;
   return true;
+}
+
+// Every build of the submission that runs gets the sanitizer, an item's own build (lab3's race detectors at
+// -O0) as much as the main one: item_flags first, then the sanitizer's. -ffile-prefix-map makes the
+// sanitizers' reports name "src/matvec.cpp:25", the student's own file.
+CandidateBuild Grading::sanitized_build(const std::vector<std::string>& item_flags, const std::string& name) {
+  std::vector<std::string> flags = item_flags;
+  for (const std::string& flag : {"-fsanitize=" + options_.sanitize, std::string("-fno-omit-frame-pointer"), std::string("-g"),
+                                  "-ffile-prefix-map=" + workdir_.string() + "/="})
+    flags.push_back(flag);
+  std::string shown;
+  for (const auto& flag : item_flags) shown += flag + " ";
+  shown += "-fsanitize=" + options_.sanitize;
+  progress("compiling the submission again, with " + shown);
+  CandidateBuild sanitized = compile_candidate(env_, spec_, lab_, staged_sources_, workdir_, flags, name + "-sanitized");
+  if (sanitized.verdict == Verdict::passed)
+    link_candidate(env_, spec_, lab_, sanitized, workdir_, name + "-sanitized", {"-fsanitize=" + options_.sanitize});
+  report_.build_log += "\n# the build with " + shown + "\n" + sanitized.log;
+  return sanitized;
 }
 
 std::unique_ptr<Worker> Grading::start_worker(const fs::path& executable, const std::string& role) {
@@ -185,6 +197,16 @@ Grading::FlagBuild& Grading::flag_build(const std::vector<std::string>& flags) {
       made.details = "built with " + shown + ", the submission does not link with the lab's harness; see the build log";
   }
   report_.build_log += "\n# the build with " + shown + "\n" + made.build.log;
+  // The policy has read the plain objects above; what runs is the instrumented twin.
+  if (made.build.verdict == Verdict::passed && is_compiler_sanitizer(options_.sanitize)) {
+    CandidateBuild sanitized = sanitized_build(flags, name);
+    if (sanitized.verdict != Verdict::passed) {
+      made.build.verdict = sanitized.verdict;
+      made.details = "the submission does not build with " + shown + " -fsanitize=" + options_.sanitize + "; see the build log";
+    } else {
+      made.build.executable = sanitized.executable;
+    }
+  }
   return made;
 }
 

@@ -81,6 +81,8 @@ class Grading {
   void warn_if_busy(const std::vector<std::string>& disturbed_items, double worst_cores);
   bool build_everything();
   bool build_sanitized();
+  // The submission compiled with item_flags and the --sanitize instrumentation, linked as workdir/<name>-sanitized.
+  CandidateBuild sanitized_build(const std::vector<std::string>& item_flags, const std::string& name);
   // --only: whether this item is graded in this run (the named one, and the correctness items it needs).
   bool selected(const std::string& item) const;
   std::unique_ptr<Worker> start_worker(const fs::path& executable, const std::string& role);

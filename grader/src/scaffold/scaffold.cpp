@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "catalog/catalog.h"
+#include "handout/graded_table.h"
 
 namespace grader {
 
@@ -198,11 +199,21 @@ ScaffoldResult scaffold_lab(const fs::path& templates_dir, const fs::path& root,
   StagingDirectory staging;
   for (const auto& file : templates)
     write_text(staging.path() / file.destination, fill_placeholders(read_text(file.source), values, file.source.string()));
+  LabSpec staged;
   try {
-    (void)load_lab_spec(staging.path() / "labs" / name);
+    staged = load_lab_spec(staging.path() / "labs" / name);
   } catch (const SpecError& error) {
     throw ScaffoldError("the new lab's lab.toml (" + flavour_dir.string() + "/labs/@NAME@/lab.toml.in for " + name +
                         ") is not valid: line " + std::to_string(error.where().line) + ": " + error.message());
+  }
+  // The handout's "What is graded" tables come from the lab.toml just rendered, as `grader handout` writes them.
+  const fs::path handout = staging.path() / "labs" / name / "README.md";
+  if (fs::exists(handout)) {
+    try {
+      write_text(handout, with_graded_tables(read_text(handout), staged, "labs/" + name + "/README.md"));
+    } catch (const HandoutError& error) {
+      throw ScaffoldError(flavour_dir.string() + "/labs/@NAME@/README.md.in: " + error.what());
+    }
   }
 
   ScaffoldResult result;

@@ -6,6 +6,7 @@
 //   power      := primary ('^' unary)?          right-associative: 2^3^2 is 2^9; -2^2 is -(2^2)
 //   primary    := number | name | name '(' expression (',' expression)* ')' | '(' expression ')'
 #include "spec/expr.h"
+#include "spec/expr_node.h"
 
 #include <algorithm>
 #include <array>
@@ -16,14 +17,6 @@
 #include <string_view>
 
 namespace grader {
-
-struct Expr::Node {
-  enum class Kind { number, variable, negate, add, subtract, multiply, divide, power, call };
-  Kind kind = Kind::number;
-  double value = 0;                                   // number
-  std::string name;                                   // variable or function
-  std::vector<std::shared_ptr<const Node>> operands;  // in source order
-};
 
 namespace {
 

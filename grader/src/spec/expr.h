@@ -12,6 +12,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace grader {
@@ -44,6 +45,15 @@ class Expr {
   const std::string& text() const { return text_; }
   std::vector<std::string> names() const;  // the variables it reads, sorted, unique
   bool is_constant() const;
+
+  // The expression for a reader (spec/expr_readable.cpp): spaces around + and -, a number times something written
+  // side by side, only the parentheses the meaning needs, and every part equal to one of `names` written as its name.
+  //
+  //   Expr::parse("1 + 0.2*(min(max(threads, 2), 16) - 1)").readable({{"p", Expr::parse("min(max(threads,2), 16)")}})
+  //   // "1 + 0.2 (p - 1)"
+  std::string readable(const std::vector<std::pair<std::string, Expr>>& names = {}) const;
+  // Whether the two are the same expression, written alike or not ("2*m" and "2 * (m)").
+  bool same_as(const Expr& other) const;
 
   struct Node;  // defined in expr.cpp
 

@@ -248,6 +248,7 @@ LabSpec read_spec(const toml::table& document, std::string_view text, const std:
   if (auto tolerance = root.optional("tolerance")) spec.tolerance = read_tolerance(tolerance->as_table(), Tolerance{});
   spec.correctness = read_correctness_items(root, spec.tolerance);
   spec.performance = read_performance_items(root, spec.correctness, spec.tolerance);
+  spec.handout_names = read_handout_names(root);
   check_spec_values(spec);
   return spec;
 }

@@ -195,6 +195,16 @@ struct TimingSpec {
   double noise_retry_seconds = 10.0;
 };
 
+// A name for a part of an expression, for the reader of a handout's generated "What is graded" tables
+// (handout/graded_table.h, `grader handout`): every part of a tier or parameter equal to `means` is written as `name`,
+// and a line under the table says what it is. It changes nothing that is graded.
+struct HandoutName {
+  std::string name;  // "P"
+  Expr means;        // over machine variables: "min(min(max(threads, 2), 16), cpu_scaling)"
+  std::string text;  // "the hardware threads, 2 to 16, at most the calibrated cpu_scaling"
+  SourcePosition where;
+};
+
 struct LabSpec {
   std::string id;     // "lab1"
   std::string slug;   // "matvec"
@@ -212,6 +222,7 @@ struct LabSpec {
   Tolerance tolerance;
   std::vector<CorrectnessItem> correctness;
   std::vector<PerformanceItem> performance;
+  std::vector<HandoutName> handout_names;  // [handout] names, in file order
 
   std::string name() const { return id + "-" + slug; }
   double max_score() const;

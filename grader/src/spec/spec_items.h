@@ -22,6 +22,9 @@ void check_expr(const SpecField& field, const Expr& expr, const std::vector<std:
 std::vector<Hint> read_hints(const SpecField& field, const PerformanceItem& item,
                              const std::vector<std::string>& param_names);
 
+// [handout] names (spec/spec_handout.cpp): how the generated handout tables write parts of expressions.
+std::vector<HandoutName> read_handout_names(const SpecTable& root);
+
 std::vector<CorrectnessItem> read_correctness_items(const SpecTable& root, const Tolerance& lab_tolerance);
 
 // Reads after the correctness items, which `requires` names and whose variants gate performance points.

@@ -101,6 +101,12 @@ const std::vector<std::string>& known_spec_keys() {
       "performance[].tolerance",
       "performance[].tolerance.rtol",
       "performance[].tolerance.atol",
+
+      "handout",
+      "handout.names",
+      "handout.names[].name",
+      "handout.names[].means",
+      "handout.names[].text",
   };
   return keys;
 }

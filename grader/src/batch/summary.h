@@ -15,6 +15,7 @@ namespace grader {
 struct SummaryFacts {
   std::size_t roster_size = 0;                // students in the submissions folder
   std::vector<std::string> not_graded;        // in the roster, without a finished report
+  std::string gpu_section;                    // --gpus: markdown from batch/gpu_batch.h, empty otherwise
 };
 
 std::string summary_markdown(const LabSpec& spec, const std::vector<nlohmann::json>& reports, const SummaryFacts& facts);

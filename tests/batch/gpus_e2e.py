@@ -5,7 +5,7 @@
     python3 gpus_e2e.py --grader build/bin/grader --root . --work DIR real
 
 Checks:
-  fake   on a machine without a GPU, with a fake nvidia-smi (the test hook GRADER_TEST_NVIDIA_SMI) listing two GPUs:
+  fake   the SLURM job script of a GPU lab (--dry-run: each task grades on --gpus all); then on a machine without a GPU, with a fake nvidia-smi (the test hook GRADER_TEST_NVIDIA_SMI) listing two GPUs:
          refusals (a CPU lab, a bad count, more GPUs than listed, no nvidia-smi); a small lab5 class --quick over two
          GPUs, each report naming its GPU; a GPU that stops answering mid-batch is taken out of rotation, its
          student's grading discarded and done again on the other, nobody stored twice; every GPU gone: the rest left
@@ -19,6 +19,7 @@ Python's standard library only.
 import argparse
 import json
 import os
+import re
 import shutil
 import stat
 import subprocess
@@ -119,7 +120,30 @@ def check_refusals(ctx, subs, fake):
           "a refused --gpus batch graded someone")
 
 
+def check_slurm_script(ctx, subs):
+    """--slurm --dry-run: each task of a GPU lab grades on every GPU it is given; a CPU lab's tasks do not."""
+    out = os.path.join(ctx.work, "slurm-out")
+    p = ctx.batch(subs, "--out", out, "--slurm", "--dry-run", "--gpus-per-task", "2", "--quick", lab=LAB, expect=0)
+    check("#SBATCH --gpus-per-task=2" in p.stdout, "the script does not ask for 2 GPUs per task")
+    exec_line = [l for l in p.stdout.splitlines() if l.startswith("exec ")]
+    check(len(exec_line) == 1 and " --gpus all " in exec_line[0], "the task command does not grade on --gpus all: %r" % exec_line)
+    chunk = lambda text: int(re.search(r"(\d+) per array task", text).group(1))  # noqa: E731
+    plain = ctx.batch(subs, "--out", out, "--slurm", "--dry-run", "--quick", lab=LAB, expect=0)
+    check(chunk(p.stdout) == 2 * chunk(plain.stdout), "a task with 2 GPUs grades %d students, one without %d"
+          % (chunk(p.stdout), chunk(plain.stdout)))
+    p = ctx.batch(subs, "--out", out, "--slurm", "--dry-run", "--gpus", "3", lab=LAB, expect=0)
+    check("#SBATCH --gpus-per-task=3" in p.stdout and " --gpus all " in p.stdout, "--slurm --gpus 3 did not ask 3 GPUs per task")
+    p = ctx.batch(subs, "--out", out, "--slurm", "--dry-run", "--gpus", "all", lab=LAB, expect=2)
+    check("--gpus-per-task N" in p.stderr, "--slurm --gpus all without --gpus-per-task was not refused")
+    p = ctx.batch(subs, "--out", out, "--slurm", "--dry-run", "--gpus-per-task", "1", "--quick", lab="lab1", expect=0)
+    check(" --gpus all" not in p.stdout, "a CPU lab's tasks were given --gpus all")
+    check(not os.path.exists(out), "a dry run wrote its output folder")
+
+
 def check_fake(ctx):
+    class_ = {"s1-ref": "reference", "s2-skel": "skeleton", "s3-broken": "broken", "s4-ref": "reference", "s5-ref": "reference"}
+    subs = make_lab5_class(ctx.root, os.path.join(ctx.work, "class"), class_)
+    check_slurm_script(ctx, subs)
     if shutil.which("nvidia-smi"):
         print("SKIP: this machine has a GPU (nvidia-smi); the fake inventory would send workers to GPUs that do not exist "
               "here; batch.gpus_real tests this machine's own GPUs")
@@ -127,8 +151,6 @@ def check_fake(ctx):
     if not (shutil.which("nvcc") or os.path.exists("/usr/local/cuda/bin/nvcc") or os.environ.get("CUDA_HOME")):
         print("SKIP: no nvcc: lab5 cannot be built here")
         return SKIP
-    class_ = {"s1-ref": "reference", "s2-skel": "skeleton", "s3-broken": "broken", "s4-ref": "reference", "s5-ref": "reference"}
-    subs = make_lab5_class(ctx.root, os.path.join(ctx.work, "class"), class_)
     fake = make_fake_smi(ctx)
     check_refusals(ctx, subs, fake)
 
@@ -168,7 +190,8 @@ def check_fake(ctx):
     check(record["gpu_uuid"] == UUIDS[1] and record["student"] in class_, "the retirement record %r" % record)
     check(got[record["student"]]["machine"]["gpu_index"] == 0, "the discarded student was not graded again on GPU 0")
     summary = open(os.path.join(out, "summary.md")).read()
-    for needle in ["## GPUs", "| %s |" % UUIDS[0], "**GPU taken out of rotation:** GPU 1 (%s)" % UUIDS[1], "5 of 5 students graded"]:
+    for needle in ["**GPUs:** one student per GPU", "GPU 0 (%s): 4 student(s)." % UUIDS[0],
+                   "**GPU taken out of rotation:** GPU 1 (%s)" % UUIDS[1], "5 of 5 students graded"]:
         check(needle in summary, "summary.md lacks %r" % needle)
     check(not [n for n in os.listdir(out) if ".tmp-" in n], "a discarded grading left files: %r" % os.listdir(out))
 

@@ -123,12 +123,13 @@ std::string gpu_summary_markdown(const fs::path& out, const std::vector<json>& r
   if (graded_on.empty() && retired.empty()) return "";
   std::sort(retired.begin(), retired.end(), [](const json& a, const json& b) { return a.value("retired_at", "") < b.value("retired_at", ""); });
 
-  std::string md = "\n## GPUs\n\nOne student per GPU at a time (`--gpus`); each report names its GPU.\n\n";
+  std::string md;
   if (!graded_on.empty()) {
-    md += "| host | GPU | UUID | students |\n|---|---|---|---|\n";
+    md += "\n**GPUs:** one student per GPU at a time (`--gpus`); each report names its GPU.";
     for (const auto& [key, count] : graded_on)
-      md += "| " + valid_utf8(std::get<0>(key)) + " | " + std::to_string(std::get<1>(key)) + " | " + valid_utf8(std::get<2>(key)) +
-            " | " + std::to_string(count) + " |\n";
+      md += " " + valid_utf8(std::get<0>(key)) + " GPU " + std::to_string(std::get<1>(key)) + " (" + valid_utf8(std::get<2>(key)) +
+            "): " + std::to_string(count) + " student(s).";
+    md += "\n";
   }
   for (const auto& r : retired)
     md += "\n**GPU taken out of rotation:** GPU " + std::to_string(r.value("gpu_index", -1)) + " (" + r.value("gpu_uuid", "?") +

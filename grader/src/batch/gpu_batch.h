@@ -38,7 +38,7 @@ std::string gpu_failure_after(const Report& report, const std::optional<Gpu>& cl
 // Writes <out>/gpu-retired/...json (above).
 void record_retired_gpu(const std::filesystem::path& out, const Gpu& gpu, const std::string& why, const std::string& student);
 
-// summary.md's "GPUs" section: the students each GPU graded (from the reports) and every GPU taken out of
+// summary.md's paragraphs on GPUs, near its top: the students each GPU graded (from the reports) and every GPU taken out of
 // rotation (from <out>/gpu-retired/). Empty when no report names a GPU and none was retired.
 std::string gpu_summary_markdown(const std::filesystem::path& out, const std::vector<nlohmann::json>& reports);
 

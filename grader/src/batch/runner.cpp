@@ -128,7 +128,7 @@ void grade_on_each_gpu(ClassGrading& c, const std::vector<const Submission*>& to
   GpuEvents events;
   events.retired = [&c, &todo](std::size_t index, const Gpu& gpu, const std::string& why) {
     c.progress.note(describe_gpu(gpu) + " is taken out of rotation for the rest of this batch: " + why + " (while grading " +
-                    todo[index]->id + "; that grading is discarded, and the student graded again on another GPU)");
+                    todo[index]->id + ", whose grading there is discarded)");
     record_retired_gpu(c.store.folder(), gpu, why, todo[index]->id);
   };
   events.left_ungraded = [&c, &todo](std::size_t index, const std::string& why) {

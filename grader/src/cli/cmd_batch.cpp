@@ -362,6 +362,17 @@ void run_batch_command(BatchCommand command) {
   if (modes > 1) throw CommandFailure(ExitCode::usage, "--slurm, --collect and --array-task do not go together");
   if (command.array_task && (!command.only.empty() || !command.regrade.empty()))
     throw CommandFailure(ExitCode::usage, "--array-task chooses its own students; --only and --regrade do not apply");
+  // --gpus before anything is written: a refused batch leaves no folder behind.
+  std::vector<Gpu> gpus;
+  if (!command.gpus.empty() && command.slurm) {  // N GPUs per task, unless --gpus-per-task says otherwise
+    if (!spec.gpu) batch_gpus(command, spec);  // the CPU-lab refusal
+    if (command.slurm_options.gpus_per_task == 0 && command.gpus == "all")
+      throw CommandFailure(ExitCode::usage, "--slurm --gpus all: say how many GPUs each task gets with --gpus-per-task N");
+    if (command.slurm_options.gpus_per_task == 0)
+      command.slurm_options.gpus_per_task = static_cast<int>(parse_whole_number("--gpus", command.gpus, 1, 1024));
+  } else if (!command.gpus.empty() && !command.collect) {
+    gpus = batch_gpus(command, spec);
+  }
 
   // A dry run writes nothing, not even the output folder.
   std::optional<ResultStore> store;
@@ -401,13 +412,6 @@ void run_batch_command(BatchCommand command) {
   }
 
   if (command.slurm) {
-    if (!command.gpus.empty()) {  // --slurm --gpus N: N GPUs per task, unless --gpus-per-task says otherwise
-      if (!spec.gpu) batch_gpus(command, spec);  // the CPU-lab refusal
-      if (command.slurm_options.gpus_per_task == 0 && command.gpus == "all")
-        throw CommandFailure(ExitCode::usage, "--slurm --gpus all: say how many GPUs each task gets with --gpus-per-task N");
-      if (command.slurm_options.gpus_per_task == 0)
-        command.slurm_options.gpus_per_task = static_cast<int>(parse_whole_number("--gpus", command.gpus, 1, 1024));
-    }
     submit_to_slurm(command, env, spec, store ? &*store : nullptr, settings, students);
     return;
   }
@@ -422,7 +426,7 @@ void run_batch_command(BatchCommand command) {
   run.reason = command.reason;
   run.bundles = !command.no_bundles;
   run.grading = student_grading(command, settings);
-  if (!command.gpus.empty()) run.gpus = batch_gpus(command, spec);
+  run.gpus = gpus;
 
   std::size_t to_grade = 0;
   for (const auto& s : students)

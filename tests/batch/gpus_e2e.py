@@ -205,6 +205,12 @@ def check_fake(ctx):
     check(": NOT graded: " in p.stderr, "no student is named as not graded")
     first = reports(out)
     check(2 <= len(first) < 5, "stored %r after every GPU was retired" % sorted(first))
+    # The gradings that found no GPU left nothing behind: no work folders, no half-written bundles.
+    mine = "grader-%d" % os.geteuid()  # the grader's scratch root, emptied when it ends (core/scratch.h)
+    leftovers = [n for n in os.listdir(ctx.tmp) if n != mine]
+    leftovers += os.listdir(os.path.join(ctx.tmp, mine)) if os.path.isdir(os.path.join(ctx.tmp, mine)) else []
+    check(not leftovers, "the batch left files in TMPDIR: %r" % leftovers[:5])
+    check(not [n for n in os.listdir(out) if ".tmp-" in n], "the batch left temporaries in --out: %r" % os.listdir(out))
     summary = open(os.path.join(out, "summary.md")).read()
     check("Not graded yet" in summary and summary.count("**GPU taken out of rotation:**") == 2, "summary.md does not tell the story")
     stamps = {sid: r["batch"]["graded_at"] + str(r["seed"]) for sid, r in first.items()}

@@ -318,7 +318,15 @@ void Grading::run() {
   }
 
   if (build_everything()) {
-    if (options_.claim_gpu) claim_gpu();
+    if (options_.claim_gpu) {
+      try {
+        claim_gpu();
+      } catch (...) {  // no GPU left: this grading ends here, and leaves nothing behind
+        std::error_code ec;
+        fs::remove_all(workdir_, ec);
+        throw;
+      }
+    }
     if (spec_.gpu && detect_gpu_arch().empty()) {
       report_.verdict = Verdict::not_run;
       report_.verdict_details = "built, but not run: no CUDA GPU was found on this machine";

@@ -216,3 +216,14 @@ TEST_CASE("every GPU takes its turn") {
   }
   CHECK(order == std::vector<int>{0, 1, 2, 0, 1});
 }
+
+TEST_CASE("a retirement that cannot be recorded stops the batch instead of ending the process") {
+  GpuSlots slots(gpus(2));
+  GpuEvents events;
+  events.retired = [](std::size_t, const Gpu&, const std::string&) { throw std::runtime_error("cannot write gpu-retired/"); };
+  CHECK_THROWS_WITH(grade_on_gpus(slots, 6, 2, [](std::size_t, const ClaimGpu& claim) {
+                      claim();
+                      return std::string("nvidia-smi no longer lists it");
+                    }, events),
+                    "cannot write gpu-retired/");
+}

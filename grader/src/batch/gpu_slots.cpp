@@ -115,42 +115,41 @@ GpuRun grade_on_gpus(GpuSlots& slots, std::size_t count, int threads, const Grad
     if (events.left_ungraded) events.left_ungraded(index, why);
   };
 
-  auto worker = [&] {
-    while (!stop) {
-      const std::size_t index = next++;
-      if (index >= count) return;
-      int failures = 0;
-      for (;;) {  // attempts at this student, each on a GPU the earlier ones did not break
-        if (slots.in_rotation() == 0) {
-          leave_ungraded(index, "every GPU was taken out of rotation");
-          break;
-        }
-        std::string failure;
-        std::optional<Gpu> used;
-        try {
-          Lease lease(slots);
-          failure = attempt(index, [&lease] { return lease.claim(); });
-          used = lease.gpu();
-          // A failure without a GPU cannot be the GPU's: the grading stands as the attempt stored it.
-          if (!failure.empty() && used) lease.retire(failure);
-        } catch (const NoGpuLeft& none) {
-          leave_ungraded(index, none.what());
-          break;
-        } catch (...) {
-          std::lock_guard lock(run_mutex);
-          if (!stopped_by) stopped_by = std::current_exception();
-          stop = true;
-          return;
-        }
-        if (failure.empty() || !used) break;
-        ++failures;
-        if (events.retired) events.retired(index, *used, failure);
-        if (failures >= max_gpu_failures_per_student) {
-          leave_ungraded(index, "its gradings ended in GPU failures on " + std::to_string(failures) +
-                                    " GPUs; it is not tried on another (check the GPUs, then grade it with --only)");
-          break;
-        }
+  // Every attempt at one student, each on a GPU the earlier ones did not break.
+  auto grade_student = [&](std::size_t index) {
+    for (int failures = 0;;) {
+      if (slots.in_rotation() == 0) return leave_ungraded(index, "every GPU was taken out of rotation");
+      std::string failure;
+      std::optional<Gpu> used;
+      try {
+        Lease lease(slots);
+        failure = attempt(index, [&lease] { return lease.claim(); });
+        used = lease.gpu();
+        // A failure without a GPU cannot be the GPU's: the grading stands as the attempt stored it.
+        if (!failure.empty() && used) lease.retire(failure);
+      } catch (const NoGpuLeft& none) {
+        return leave_ungraded(index, none.what());
       }
+      if (failure.empty() || !used) return;
+      ++failures;
+      if (events.retired) events.retired(index, *used, failure);
+      if (failures >= max_gpu_failures_per_student)
+        return leave_ungraded(index, "its gradings ended in GPU failures on " + std::to_string(failures) +
+                                         " GPUs; it is not tried on another (check the GPUs, then grade it with --only)");
+    }
+  };
+
+  auto worker = [&] {
+    try {
+      while (!stop) {
+        const std::size_t index = next++;
+        if (index >= count) return;
+        grade_student(index);
+      }
+    } catch (...) {  // a store that cannot be written, a missing toolchain: the batch stops after those in flight
+      std::lock_guard lock(run_mutex);
+      if (!stopped_by) stopped_by = std::current_exception();
+      stop = true;
     }
   };
 

@@ -131,6 +131,9 @@ def check_slurm_script(ctx, subs):
     plain = ctx.batch(subs, "--out", out, "--slurm", "--dry-run", "--quick", lab=LAB, expect=0)
     check(chunk(p.stdout) == 2 * chunk(plain.stdout), "a task with 2 GPUs grades %d students, one without %d"
           % (chunk(p.stdout), chunk(plain.stdout)))
+    limit = lambda text: re.search(r"#SBATCH --time=(\S+)", text).group(1)  # noqa: E731
+    check(limit(p.stdout) == limit(plain.stdout), "twice the students on twice the GPUs should take as long: --time %s vs %s"
+          % (limit(p.stdout), limit(plain.stdout)))
     p = ctx.batch(subs, "--out", out, "--slurm", "--dry-run", "--gpus", "3", lab=LAB, expect=0)
     check("#SBATCH --gpus-per-task=3" in p.stdout and " --gpus all " in p.stdout, "--slurm --gpus 3 did not ask 3 GPUs per task")
     p = ctx.batch(subs, "--out", out, "--slurm", "--dry-run", "--gpus", "all", lab=LAB, expect=2)

@@ -121,7 +121,8 @@ std::string gpu_summary_markdown(const fs::path& out, const std::vector<json>& r
     }
   }
   if (graded_on.empty() && retired.empty()) return "";
-  std::sort(retired.begin(), retired.end(), [](const json& a, const json& b) { return a.value("retired_at", "") < b.value("retired_at", ""); });
+  std::sort(retired.begin(), retired.end(),
+            [](const json& a, const json& b) { return a.value("retired_at", "") < b.value("retired_at", ""); });
 
   std::string md;
   if (!graded_on.empty()) {

@@ -1,7 +1,8 @@
 // gpu_slots.h: `grader batch --gpus N|all` grades one student per GPU at a time (docs/design.md, "A class on every
 // GPU"). Each GPU is a slot, the slots taken in turn: a student's grading claims one when its build is done and it
 // is about to run code, holds it through correctness and timing (the slot is that GPU's timing slot: nothing else
-// runs on it meanwhile), and gives it back when it ends. Builds need no GPU, so the other grading threads compile while the GPUs time.
+// runs on it meanwhile), and gives it back when it ends. Builds need no GPU, so the other grading threads compile
+// while the GPUs time.
 //
 // A grading that shows its GPU failed (batch/gpu_failure.h) is discarded before anything is stored; the GPU leaves
 // the rotation for the rest of the batch and the student is graded again on another. A student whose gradings took

@@ -203,8 +203,9 @@ void submit_to_slurm(const BatchCommand& command, const Environment& env, const 
                      const BatchSettings& settings, const std::vector<Submission>& students) {
   const fs::path out = full_path(command.out);
   const fs::path slurm_folder = new_submission_folder(out);
-  const int chunk = command.slurm_options.chunk > 0 ? command.slurm_options.chunk
-                                                    : students_per_task(command.quick) * std::max(1, command.slurm_options.gpus_per_task);
+  // A GPU lab's task with G GPUs grades G students at a time (--gpus all): G times the students in the same time.
+  const int gpus_per_task = spec.gpu ? std::max(1, command.slurm_options.gpus_per_task) : 1;
+  const int chunk = command.slurm_options.chunk > 0 ? command.slurm_options.chunk : students_per_task(command.quick) * gpus_per_task;
   TaskRoster tasks{spec.id, chunk, {}};
   for (const auto& s : students)
     if (command.force || !store || !store->finished(s.id)) tasks.students.push_back(s.id);
@@ -228,7 +229,7 @@ void submit_to_slurm(const BatchCommand& command, const Environment& env, const 
   options.job_name = "grade-" + spec.id;
   // A task's time limit from its work when the TA gives none: a job without one gets the partition's maximum,
   // which holds back the scheduler's backfill for everyone.
-  if (options.time.empty()) options.time = task_time(tasks.chunk, command.quick);
+  if (options.time.empty()) options.time = task_time((tasks.chunk + gpus_per_task - 1) / gpus_per_task, command.quick);
   // A task gets the CPUs it asks for (one by default), and a lab sizes its threads to them: a lab that times threaded
   // code needs the TA to ask for the cores it is to be timed on.
   const bool times_threads = !command.quick && std::any_of(spec.performance.begin(), spec.performance.end(), [](const PerformanceItem& p) {

@@ -100,9 +100,11 @@ TEST_CASE("the test hook stands in for nvidia-smi: the inventory and the check a
   TempDir dir("test-gpu-inventory");
   const auto fake = dir.path() / "fake-smi";
   const auto list = dir.path() / "list";
+  const auto ecc = dir.path() / "ecc";
   // Lists what `list` holds, or just the GPU that -i names when it is there; fails when `list` is gone.
   std::ofstream(fake) << "#!/bin/sh\n"
                          "[ -f '" + list.string() + "' ] || { echo 'Unable to determine the device handle'; exit 15; }\n"
+                         "case \"$3\" in *ecc.errors*) cat '" + ecc.string() + "'; exit 0;; esac\n"
                          "if [ \"$1\" = -i ]; then grep -F \"$2\" '" + list.string() + "'; exit 0; fi\n"
                          "cat '" + list.string() + "'\n";
   ::chmod(fake.c_str(), 0755);
@@ -118,6 +120,13 @@ TEST_CASE("the test hook stands in for nvidia-smi: the inventory and the check a
     REQUIRE(query_gpus()->size() == 1);
     CHECK(query_gpus()->front().index == 1);
   }
+  // The driver's count of uncorrectable ECC errors; none on a GPU without ECC.
+  std::ofstream(ecc) << "0\n";
+  CHECK(uncorrectable_ecc_errors((*found)[0]) == 0);
+  std::ofstream(ecc) << "3\n";
+  CHECK(uncorrectable_ecc_errors((*found)[0]) == 3);
+  std::ofstream(ecc) << "[N/A]\n";
+  CHECK_FALSE(uncorrectable_ecc_errors((*found)[0]));
   // GPU 1 falls off the bus: nvidia-smi lists only GPU 0.
   std::ofstream(list) << "0, GPU-5f0c2a7e-9a1b-4c3d-8e2f-1a2b3c4d5e6f, NVIDIA H200\n";
   CHECK(gpu_health_problem((*found)[1]) == "nvidia-smi no longer lists it");

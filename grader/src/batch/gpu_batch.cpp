@@ -66,12 +66,13 @@ std::map<std::string, GpuCalibration> calibrate_gpus(const Environment& env, con
   return calibrations;
 }
 
-StudentGrading on_claimed_gpu(StudentGrading grading, const ClaimGpu& claim, std::optional<Gpu>& claimed,
+StudentGrading on_claimed_gpu(StudentGrading grading, const ClaimGpu& claim, ClaimedGpu& claimed,
                               const std::map<std::string, GpuCalibration>& calibrations) {
   grading.performance_mutex = nullptr;  // the GPU is this grading's alone until it ends: it is the timing slot
   grading.claim_gpu = [&claim, &claimed, &calibrations] {
     const Gpu gpu = claim();
-    claimed = gpu;
+    claimed.gpu = gpu;
+    claimed.ecc_errors_before = uncorrectable_ecc_errors(gpu);
     GpuAssignment assignment{gpu.index, gpu.uuid, std::nullopt};
     if (const auto found = calibrations.find(gpu.uuid); found != calibrations.end()) assignment.calibration = found->second;
     return assignment;
@@ -79,10 +80,15 @@ StudentGrading on_claimed_gpu(StudentGrading grading, const ClaimGpu& claim, std
   return grading;
 }
 
-std::string gpu_failure_after(const Report& report, const std::optional<Gpu>& claimed) {
-  if (!claimed) return "";
+std::string gpu_failure_after(const Report& report, const ClaimedGpu& claimed) {
+  if (!claimed.gpu) return "";
   if (std::string why = gpu_failure_in(report); !why.empty()) return why;
-  return gpu_health_problem(*claimed);
+  if (std::string why = gpu_health_problem(*claimed.gpu); !why.empty()) return why;
+  const auto after = uncorrectable_ecc_errors(*claimed.gpu);
+  if (claimed.ecc_errors_before && after && *after > *claimed.ecc_errors_before)
+    return "its uncorrectable ECC errors rose from " + std::to_string(*claimed.ecc_errors_before) + " to " +
+           std::to_string(*after) + " during the grading";
+  return "";
 }
 
 void record_retired_gpu(const fs::path& out, const Gpu& gpu, const std::string& why, const std::string& student) {

@@ -28,12 +28,20 @@ namespace grader {
 std::map<std::string, GpuCalibration> calibrate_gpus(const Environment& env, const LabSpec& spec, bool quick,
                                                      const std::vector<Gpu>& gpus, BatchProgress& progress);
 
+// The GPU one grading claimed, and its uncorrectable ECC error count at the claim.
+struct ClaimedGpu {
+  std::optional<Gpu> gpu;  // nothing: the grading never claimed one (it did not build)
+  std::optional<long long> ecc_errors_before;
+};
+
 // `grading` whose pipeline claims its GPU from `claim` (after the build); `claimed` then names the GPU.
-StudentGrading on_claimed_gpu(StudentGrading grading, const ClaimGpu& claim, std::optional<Gpu>& claimed,
+StudentGrading on_claimed_gpu(StudentGrading grading, const ClaimGpu& claim, ClaimedGpu& claimed,
                               const std::map<std::string, GpuCalibration>& calibrations);
 
-// Why the grading's GPU failed (batch/gpu_failure.h, then nvidia-smi asked about `claimed`), or empty.
-std::string gpu_failure_after(const Report& report, const std::optional<Gpu>& claimed);
+// Why the grading's GPU failed, or empty: the judge's device errors (batch/gpu_failure.h), nvidia-smi no longer
+// listing the GPU, or its count of uncorrectable ECC errors risen during the grading (the driver's count, which a
+// student's code cannot raise without a real memory error).
+std::string gpu_failure_after(const Report& report, const ClaimedGpu& claimed);
 
 // Writes <out>/gpu-retired/...json (above).
 void record_retired_gpu(const std::filesystem::path& out, const Gpu& gpu, const std::string& why, const std::string& student);

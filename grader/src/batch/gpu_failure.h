@@ -7,7 +7,8 @@
 //     device unavailable, an uncorrectable ECC error, a launch failure or illegal address in the judge's own
 //     kernels, "GPU has fallen off the bus", an Xid. Out of memory is not one of them: the candidate, alive in
 //     its own process, may be holding the memory;
-//   - the GPU no longer answers: nvidia-smi does not list it after the grading (batch/gpu_inventory.h).
+//   - the GPU no longer answers: nvidia-smi does not list it after the grading, or its driver's count of
+//     uncorrectable ECC errors rose during the grading (batch/gpu_inventory.h, batch/gpu_batch.h).
 // What the candidate printed or died of is the student's and is never read here: a student who prints
 // "GPU has fallen off the bus" is graded like any other.
 //

@@ -118,6 +118,17 @@ std::vector<Gpu> choose_gpus(const std::string& request, const std::optional<std
   return std::vector<Gpu>(available->begin(), available->begin() + static_cast<std::ptrdiff_t>(wanted));
 }
 
+std::optional<long long> uncorrectable_ecc_errors(const Gpu& gpu) {
+  const auto smi = smi_program();
+  if (!smi) return std::nullopt;
+  const ToolResult answer = run_tool({*smi, "-i", gpu.uuid, "--query-gpu=ecc.errors.uncorrected.volatile.total",
+                                      "--format=csv,noheader,nounits"}, "", 30);
+  const std::string count = trimmed(answer.output);
+  // "[N/A]" or "[Not Supported]" on a GPU without ECC.
+  if (!answer.ok() || !all_digits(count)) return std::nullopt;
+  return std::stoll(count);
+}
+
 std::string gpu_health_problem(const Gpu& gpu) {
   const auto smi = smi_program();
   if (!smi) return "nvidia-smi is gone";

@@ -54,6 +54,10 @@ std::optional<std::vector<Gpu>> query_gpus();
 // for the TA) when the request is malformed, when there is no nvidia-smi, or when the node has fewer GPUs.
 std::vector<Gpu> choose_gpus(const std::string& request, const std::optional<std::vector<Gpu>>& available);
 
+// The GPU's count of uncorrectable ECC errors since the driver loaded (nvidia-smi's
+// ecc.errors.uncorrected.volatile.total), or nothing where it has no ECC or does not say.
+std::optional<long long> uncorrectable_ecc_errors(const Gpu& gpu);
+
 // Whether the GPU still answers after a grading: nvidia-smi lists it by its UUID, within 30 s. Empty when it
 // does; else why not ("nvidia-smi no longer lists it", "nvidia-smi did not answer within 30 s").
 std::string gpu_health_problem(const Gpu& gpu);

@@ -137,7 +137,7 @@ void grade_on_each_gpu(ClassGrading& c, const std::vector<const Submission*>& to
     c.counts.left_ungraded.push_back(todo[index]->id);
   };
   grade_on_gpus(slots, todo.size(), c.run.jobs, [&](std::size_t index, const ClaimGpu& claim) {
-    std::optional<Gpu> claimed;
+    ClaimedGpu claimed;
     const StudentGrading mine = on_claimed_gpu(grading, claim, claimed, c.run.gpu_calibrations);
     return grade_and_store(c, *todo[index], mine, [&claimed](const Report& report) { return gpu_failure_after(report, claimed); });
   }, events);

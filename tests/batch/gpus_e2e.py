@@ -35,12 +35,15 @@ LAB = "lab5"
 UUIDS = ["GPU-00000000-0000-4000-8000-000000000000", "GPU-11111111-1111-4111-8111-111111111111"]
 
 # A fake nvidia-smi: lists the GPUs in STATE/list; `-i UUID` answers about one (as nvidia-smi does, failing for one it
-# does not know). STATE/drop holds "<uuid> <n>": that GPU disappears from the list after it has been asked about n times.
+# does not know); GPUs without ECC. STATE/drop holds "<uuid> <n>": that GPU disappears from the list after it has been asked about n times.
 FAKE_SMI = r'''#!/usr/bin/env python3
 import os, sys
 state = sys.argv[0] + ".state"
 lines = open(os.path.join(state, "list")).read().splitlines()
 drop = os.path.join(state, "drop")
+if any("ecc.errors" in a for a in sys.argv):
+    print("[N/A]")  # no ECC on these GPUs
+    sys.exit(0)
 if len(sys.argv) > 2 and sys.argv[1] == "-i":
     uuid = sys.argv[2]
     if os.path.exists(drop):

@@ -5,7 +5,8 @@
     python3 gpus_e2e.py --grader build/bin/grader --root . --work DIR real
 
 Checks:
-  fake   the SLURM job script of a GPU lab (--dry-run: each task grades on --gpus all); then on a machine without a GPU, with a fake nvidia-smi (the test hook GRADER_TEST_NVIDIA_SMI) listing two GPUs:
+  fake   the SLURM job script of a GPU lab (--dry-run: each task grades on --gpus all), `grader calibrate --gpus`'s
+         refusals; then on a machine without a GPU, with a fake nvidia-smi (the test hook GRADER_TEST_NVIDIA_SMI) listing two GPUs:
          refusals (a CPU lab, a bad count, more GPUs than listed, no nvidia-smi); a small lab5 class --quick over two
          GPUs, each report naming its GPU; a GPU that stops answering mid-batch is taken out of rotation, its
          student's grading discarded and done again on the other, nobody stored twice; every GPU gone: the rest left
@@ -146,10 +147,24 @@ def check_slurm_script(ctx, subs):
     check(not os.path.exists(out), "a dry run wrote its output folder")
 
 
+def check_calibrate_refusals(ctx):
+    """grader calibrate --gpus refuses a bad request before it measures anything."""
+    for request, env, code, words in [("two", {}, 2, "--gpus expects a count"),
+                                      ("1", {"PATH": "/usr/bin:/bin"}, 3, "no nvidia-smi on PATH")]:
+        cmd = [ctx.grader, "--root", ctx.root, "calibrate", "--gpus", request]
+        print("$ " + " ".join(cmd), flush=True)
+        p = subprocess.run(cmd, capture_output=True, text=True, env=ctx.env(env), timeout=60)
+        print(p.stdout + p.stderr + "(exit %d)" % p.returncode)
+        check(p.returncode == code and words in p.stderr, "calibrate --gpus %s: exit %d, expected %d saying %r"
+              % (request, p.returncode, code, words))
+        check("calibrating" not in p.stderr, "calibrate --gpus %s measured before refusing" % request)
+
+
 def check_fake(ctx):
     class_ = {"s1-ref": "reference", "s2-skel": "skeleton", "s3-broken": "broken", "s4-ref": "reference", "s5-ref": "reference"}
     subs = make_lab5_class(ctx.root, os.path.join(ctx.work, "class"), class_)
     check_slurm_script(ctx, subs)
+    check_calibrate_refusals(ctx)
     if shutil.which("nvidia-smi"):
         print("SKIP: this machine has a GPU (nvidia-smi); the fake inventory would send workers to GPUs that do not exist "
               "here; batch.gpus_real tests this machine's own GPUs")

@@ -106,8 +106,8 @@ std::vector<Gpu> choose_gpus(const std::string& request, const std::optional<std
   if (request != "all" && (!all_digits(request) || std::stoi(request) < 1))
     throw GpuRequestError("--gpus expects a count of GPUs (1 or more) or 'all', not '" + request + "'", true);
   if (!available)
-    throw GpuRequestError("--gpus " + request + ": no nvidia-smi on PATH, so this machine has no NVIDIA GPU to grade on "
-                          "(install the NVIDIA driver, or grade without --gpus)");
+    throw GpuRequestError("--gpus " + request + ": no nvidia-smi on PATH, so this machine has no NVIDIA GPU (install the "
+                          "NVIDIA driver, or go without --gpus)");
   if (available->empty()) throw GpuRequestError("--gpus " + request + ": nvidia-smi lists no GPU on this machine");
   if (request == "all") return *available;
   const std::size_t wanted = static_cast<std::size_t>(std::stoi(request));

@@ -12,14 +12,18 @@ namespace grader {
 
 namespace {
 
-// --gpus N|all: each GPU on its own, as `grader batch --gpus` grades on it.
-void calibrate_each_gpu(const Environment& env, const std::string& request) {
-  std::vector<Gpu> gpus;
+// --gpus N|all, read before anything is measured.
+std::vector<Gpu> requested_gpus(const std::string& request) {
+  if (request.empty()) return {};
   try {
-    gpus = choose_gpus(request, query_gpus());
+    return choose_gpus(request, query_gpus());
   } catch (const GpuRequestError& error) {
     throw CommandFailure(error.malformed ? ExitCode::usage : ExitCode::environment, error.what());
   }
+}
+
+// Each GPU on its own, as `grader batch --gpus` grades on it.
+void calibrate_each_gpu(const Environment& env, const std::vector<Gpu>& gpus) {
   std::vector<std::string> uuids;
   for (const auto& gpu : gpus) uuids.push_back(gpu.uuid);
   std::vector<GpuCalibration> measured;
@@ -45,6 +49,7 @@ void setup_calibrate(CLI::App& app) {
   calibrate->add_option("--gpus", *gpus, "also calibrate each of N GPUs (or all), one by one, kept by UUID for `grader batch --gpus`");
   calibrate->callback([gpus] {
     const Environment env = current_environment();
+    const std::vector<Gpu> each_gpu = requested_gpus(*gpus);
     std::fprintf(stderr, "calibrating (10 to 60 s: rounds repeat until the figures settle; keep the machine otherwise idle)...\n");
     Calibration calibration;
     try {
@@ -85,7 +90,7 @@ void setup_calibrate(CLI::App& app) {
       std::printf("no CUDA GPU calibrated (none found, or no nvcc)\n");
     }
     std::printf("kept in %s\n", calibration_path(env).c_str());
-    if (!gpus->empty()) calibrate_each_gpu(env, *gpus);
+    if (!each_gpu.empty()) calibrate_each_gpu(env, each_gpu);
   });
 }
 

@@ -267,6 +267,8 @@ def check_real(ctx):
         if class_[sid] == "reference":
             check(r["score"] == r["max_score"], "%s (the reference) scored %s of %s" % (sid, r["score"], r["max_score"]))
     check(not os.path.exists(os.path.join(out, "gpu-retired")), "a healthy GPU was taken out of rotation")
+    used = {r["machine"].get("gpu_uuid") for r in got.values() if r["machine"].get("gpu_uuid")}
+    check(len(used) == min(len(uuids), 3), "the 3 students who built used GPUs %r of %r: the GPUs take turns" % (used, uuids))
     return 0
 
 

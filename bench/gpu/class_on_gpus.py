@@ -6,6 +6,10 @@ run's 95% interval (its noise band) or, failing that, the same points.
 
     python3 bench/gpu/class_on_gpus.py                        # build/bin/grader, 16 students, two GPUs
     python3 bench/gpu/class_on_gpus.py --grader .carry/bin/grader --students 24 --out /tmp/class-on-gpus
+    python3 bench/gpu/class_on_gpus.py --run 1; python3 bench/gpu/class_on_gpus.py --run 2 --reuse   # two commands
+
+--run N grades the class with --gpus N only (repeatable; default: 1 and 2); --reuse takes a run already in OUT
+(OUT/gpusN/seconds.txt) instead of grading again, so the two runs can be two commands under a per-command time limit.
 
 The class: reference copies (half of it), skeleton copies, submissions that do not compile, and reference copies
 with a wrong row (correctness fails, nothing timed). One batch seed for both runs, so every student gets the same
@@ -43,7 +47,10 @@ def make_class(folder, students):
     return kinds
 
 
-def run_batch(grader, submissions, out, gpus, jobs):
+def run_batch(grader, submissions, out, gpus, jobs, reuse):
+    if reuse and os.path.exists(os.path.join(out, "seconds.txt")):
+        print("reusing %s" % out)
+        return float(open(os.path.join(out, "seconds.txt")).read()), read_reports(out)
     shutil.rmtree(out, ignore_errors=True)
     argv = [grader, "--root", ROOT, "batch", "lab5", submissions, "--out", out, "--gpus", str(gpus), "--seed", str(SEED),
             "--jobs", str(jobs), "--no-bundles"]
@@ -52,13 +59,19 @@ def run_batch(grader, submissions, out, gpus, jobs):
     proc = subprocess.run(argv, capture_output=True, text=True, env=dict(os.environ, NO_COLOR="1"))
     seconds = time.monotonic() - start
     print(proc.stdout[-3000:] + proc.stderr[-3000:] + "(exit %d, %.1f s)" % (proc.returncode, seconds), flush=True)
+    with open(os.path.join(out, "seconds.txt"), "w") as f:
+        f.write("%.3f\n" % seconds)
+    return seconds, read_reports(out)
+
+
+def read_reports(out):
     reports = {}
     for name in os.listdir(out):
         if name.endswith(".json") and not name.startswith("."):
             with open(os.path.join(out, name)) as f:
                 r = json.load(f)
             reports[r["batch"]["student"]] = r
-    return seconds, reports
+    return reports
 
 
 def compare(one, two):
@@ -105,6 +118,8 @@ def main():
     parser.add_argument("--jobs", type=int, default=max(4, os.cpu_count() or 4))
     parser.add_argument("--out", default="/tmp/class-on-gpus")
     parser.add_argument("--min-speedup", type=float, default=1.8)
+    parser.add_argument("--run", type=int, action="append", choices=[1, 2], help="grade with --gpus N (default: 1 and 2)")
+    parser.add_argument("--reuse", action="store_true", help="take a run already in OUT instead of grading again")
     args = parser.parse_args()
 
     listed = subprocess.run(["nvidia-smi", "--query-gpu=index,uuid,name", "--format=csv,noheader"], capture_output=True,
@@ -115,12 +130,22 @@ def main():
         return 77
     print("GPUs:\n  " + "\n  ".join(gpus))
     os.makedirs(args.out, exist_ok=True)
-    kinds = make_class(os.path.join(args.out, "class"), args.students)
-    # Calibrate each GPU before timing the class, so neither run pays for it.
-    subprocess.run([args.grader, "--root", ROOT, "calibrate", "--gpus", "2"], check=False)
-
-    seconds_1, reports_1 = run_batch(args.grader, os.path.join(args.out, "class"), os.path.join(args.out, "gpus1"), 1, args.jobs)
-    seconds_2, reports_2 = run_batch(args.grader, os.path.join(args.out, "class"), os.path.join(args.out, "gpus2"), 2, args.jobs)
+    runs = args.run or [1, 2]
+    if not (args.reuse and os.path.isdir(os.path.join(args.out, "class"))):
+        make_class(os.path.join(args.out, "class"), args.students)
+        # Calibrate each GPU before timing the class, so neither run pays for it.
+        subprocess.run([args.grader, "--root", ROOT, "calibrate", "--gpus", "2"], check=False)
+    kinds = {sid: sid.split("-", 1)[1] for sid in os.listdir(os.path.join(args.out, "class"))}
+    timed = {}
+    for n in (1, 2):
+        if n in runs or args.reuse:
+            out = os.path.join(args.out, "gpus%d" % n)
+            if n in runs or os.path.exists(os.path.join(out, "seconds.txt")):
+                timed[n] = run_batch(args.grader, os.path.join(args.out, "class"), out, n, args.jobs, args.reuse and n not in runs)
+    if set(timed) != {1, 2}:
+        print("graded with --gpus %s; run the other with --reuse to compare" % sorted(timed))
+        return 0
+    (seconds_1, reports_1), (seconds_2, reports_2) = timed[1], timed[2]
     problems = compare(reports_1, reports_2)
     used = sorted({(r["machine"].get("gpu_index"), r["machine"].get("gpu_uuid")) for r in reports_2.values()
                    if r["machine"].get("gpu_uuid")})

@@ -43,7 +43,8 @@ std::vector<Gpu> parse_gpu_inventory(const std::string& csv);
 
 // The GPUs `cuda_visible_devices` names (a SLURM task is given its GPUs this way): each entry an index or a UUID
 // (or a unique prefix of one, as CUDA accepts); empty: all of them. Throws GpuRequestError on an entry that names
-// none of them.
+// none of them. An index is taken as nvidia-smi's, which is CUDA's own order on a node of one GPU model (CUDA puts
+// the fastest first, then PCI bus order); name GPUs by UUID on a mixed node.
 std::vector<Gpu> visible_gpus(const std::vector<Gpu>& all, const std::string& cuda_visible_devices);
 
 // This node's GPUs, from nvidia-smi (or the test hook), limited to the grader's own CUDA_VISIBLE_DEVICES when

@@ -88,6 +88,14 @@ void BatchProgress::finished(const std::string& id, double score, double max_sco
   }
 }
 
+void BatchProgress::abandoned(const std::string& id, const std::string& why) {
+  std::lock_guard lock(mutex_);
+  in_flight_.erase(id);
+  clear_locked();
+  out_ << shown(id) << ": NOT graded: " << why << std::endl;
+  draw_locked();
+}
+
 void BatchProgress::note(const std::string& line) {
   std::lock_guard lock(mutex_);
   clear_locked();

@@ -27,6 +27,8 @@ class BatchProgress {
   void started(const std::string& id);
   void step(const std::string& id, const std::string& line);  // the pipeline's status line for this student
   void finished(const std::string& id, double score, double max_score, const std::string& status, double seconds);
+  // A student this run leaves ungraded (`grader batch --gpus` with no GPU left): off the bar, with why.
+  void abandoned(const std::string& id, const std::string& why);
   void note(const std::string& line);  // a line of its own, above the bar
   void close();                        // clears the bar
 

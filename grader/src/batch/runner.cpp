@@ -6,14 +6,17 @@
 #include <cstdio>
 #include <fstream>
 #include <exception>
+#include <functional>
 #include <set>
 #include <thread>
 
 #include "batch/audit.h"
 #include "batch/dashboard.h"
+#include "batch/gpu_batch.h"
 #include "batch/gradebook.h"
 #include "batch/summary.h"
 #include "build/build.h"
+#include "core/atomic_file.h"
 #include "calibrate/calibration.h"
 #include "core/utf8.h"
 #include "report/html_report.h"
@@ -62,6 +65,90 @@ void prepare_lab(const Environment& env, const LabSpec& spec, bool quick, BatchP
   build_lab(env, spec);
 }
 
+namespace {
+
+// What the grading threads of one batch share.
+struct ClassGrading {
+  const Environment& env;
+  const LabSpec& spec;
+  const ResultStore& store;
+  const BatchRun& run;
+  BatchProgress& progress;
+  BatchCounts& counts;
+  std::mutex& counts_mutex;
+};
+
+// Grades `student` once and stores the result, unless `void_if` finds a reason the grading cannot stand (its GPU
+// failed): then nothing of it is stored, not even its replay bundle, and the reason is returned.
+std::string grade_and_store(ClassGrading& c, const Submission& student, StudentGrading mine,
+                            const std::function<std::string(const Report&)>& void_if = {}) {
+  c.progress.started(student.id);
+  mine.progress = [&c, &student](const std::string& line) { c.progress.step(student.id, line); };
+  // A grading that may be voided writes its bundle aside, so a void one never replaces the student's last good one.
+  const std::filesystem::path bundle = c.store.bundle_path(student.id);
+  if (c.run.bundles) mine.bundle = void_if ? temporary_beside(bundle) : bundle;
+  // A regrade replays the seed the student's report was graded with.
+  std::optional<std::uint64_t> seed;
+  const std::optional<nlohmann::json> previous = c.store.result(student.id);
+  if (previous && previous->contains("seed") && (*previous)["seed"].is_number_unsigned())
+    seed = (*previous)["seed"].get<std::uint64_t>();
+  GradedStudent graded = grade_student(c.env, c.spec, student, mine, seed);
+  if (void_if) {
+    std::error_code ec;
+    if (std::string why = void_if(graded.report); !why.empty()) {
+      std::filesystem::remove_all(mine.bundle, ec);
+      return why;
+    }
+    if (!mine.bundle.empty() && std::filesystem::exists(mine.bundle, ec)) {
+      std::filesystem::remove_all(bundle, ec);
+      std::filesystem::rename(mine.bundle, bundle, ec);
+    }
+  }
+  const StudentFiles files = student_files(graded, c.run.gradescope);
+  c.store.save(student.id, files);
+  const std::string status = student_status(files.report);  // the gradebook's words
+  if (previous)
+    record_regrade(c.store.folder(), {files.report["batch"].value("graded_at", ""), valid_utf8(student.id),
+                                      previous->value("score", 0.0), graded.report.score, graded.report.max_score,
+                                      student_status(*previous), status, c.run.reason});
+  {
+    std::lock_guard lock(c.counts_mutex);
+    ++c.counts.graded;
+    // A test the grader failed on (the judge could not start) is as much an internal error as a report that is one.
+    if (graded.report.verdict == Verdict::internal_error || status == "internal_error") ++c.counts.internal_errors;
+    if (status != "passed") ++c.counts.failed;
+  }
+  c.progress.finished(student.id, graded.report.score, graded.report.max_score, status, graded.report.wall_seconds);
+  return "";
+}
+
+// --gpus: one student per GPU at a time (batch/gpu_slots.h), a GPU that fails out of rotation.
+void grade_on_each_gpu(ClassGrading& c, const std::vector<const Submission*>& todo, const StudentGrading& grading) {
+  GpuSlots slots(c.run.gpus);
+  GpuEvents events;
+  events.retired = [&c, &todo](std::size_t index, const Gpu& gpu, const std::string& why) {
+    c.progress.note(describe_gpu(gpu) + " is taken out of rotation for the rest of this batch: " + why + " (while grading " +
+                    todo[index]->id + ", whose grading there is discarded)");
+    record_retired_gpu(c.store.folder(), gpu, why, todo[index]->id);
+  };
+  events.left_ungraded = [&c, &todo](std::size_t index, const std::string& why) {
+    c.progress.abandoned(todo[index]->id, why);
+    std::lock_guard lock(c.counts_mutex);
+    c.counts.left_ungraded.push_back(todo[index]->id);
+  };
+  grade_on_gpus(slots, todo.size(), c.run.jobs, [&](std::size_t index, const ClaimGpu& claim) {
+    ClaimedGpu claimed;
+    const StudentGrading mine = on_claimed_gpu(grading, claim, claimed, c.run.gpu_calibrations);
+    return grade_and_store(c, *todo[index], mine, [&claimed](const Report& report) { return gpu_failure_after(report, claimed); });
+  }, events);
+  c.counts.retired_gpus = slots.retired();
+  if (!c.counts.left_ungraded.empty())
+    c.progress.note(std::to_string(c.counts.left_ungraded.size()) + " student(s) left ungraded with no GPU to grade them on; "
+                    "check the GPUs (nvidia-smi), then run the same command again: it grades just them");
+}
+
+}  // namespace
+
 BatchCounts run_batch(const Environment& env, const LabSpec& spec, const std::vector<Submission>& students,
                       const ResultStore& store, const BatchRun& run, BatchProgress& progress) {
   BatchCounts counts;
@@ -77,8 +164,13 @@ BatchCounts run_batch(const Environment& env, const LabSpec& spec, const std::ve
   std::mutex performance_mutex;
   StudentGrading grading = run.grading;
   grading.performance_mutex = &performance_mutex;
-
   std::mutex counts_mutex;
+  ClassGrading shared{env, spec, store, run, progress, counts, counts_mutex};
+  if (!run.gpus.empty()) {
+    grade_on_each_gpu(shared, todo, grading);
+    return counts;
+  }
+
   std::atomic<std::size_t> next{0};
   std::atomic<bool> stop{false};
   std::exception_ptr stopped_by;
@@ -87,33 +179,8 @@ BatchCounts run_batch(const Environment& env, const LabSpec& spec, const std::ve
     while (!stop) {
       const std::size_t index = next++;
       if (index >= todo.size()) return;
-      const Submission& student = *todo[index];
-      progress.started(student.id);
-      StudentGrading mine = grading;
-      mine.progress = [&progress, &student](const std::string& line) { progress.step(student.id, line); };
-      if (run.bundles) mine.bundle = store.bundle_path(student.id);
-      // A regrade replays the seed the student's report was graded with.
-      std::optional<std::uint64_t> seed;
-      const std::optional<nlohmann::json> previous = store.result(student.id);
-      if (previous && previous->contains("seed") && (*previous)["seed"].is_number_unsigned())
-        seed = (*previous)["seed"].get<std::uint64_t>();
       try {
-        GradedStudent graded = grade_student(env, spec, student, mine, seed);
-        const StudentFiles files = student_files(graded, run.gradescope);
-        store.save(student.id, files);
-        const std::string status = student_status(files.report);  // the gradebook's words
-        if (previous)
-          record_regrade(store.folder(), {files.report["batch"].value("graded_at", ""), valid_utf8(student.id),
-                                          previous->value("score", 0.0), graded.report.score, graded.report.max_score,
-                                          student_status(*previous), status, run.reason});
-        {
-          std::lock_guard lock(counts_mutex);
-          ++counts.graded;
-          // A test the grader failed on (the judge could not start) is as much an internal error as a report that is one.
-          if (graded.report.verdict == Verdict::internal_error || status == "internal_error") ++counts.internal_errors;
-          if (status != "passed") ++counts.failed;
-        }
-        progress.finished(student.id, graded.report.score, graded.report.max_score, status, graded.report.wall_seconds);
+        grade_and_store(shared, *todo[index], grading);
       } catch (...) {
         // A missing toolchain, or a store that cannot be written (a full disk): nothing more can be graded.
         std::lock_guard lock(counts_mutex);
@@ -144,6 +211,7 @@ ClassOutputs write_class_outputs(const LabSpec& spec, const ResultStore& store, 
   SummaryFacts facts;
   facts.roster_size = roster.size();
   facts.not_graded = outputs.not_graded;
+  facts.gpu_section = gpu_summary_markdown(store.folder(), reports);
   write_file_atomically(store.folder() / "summary.md", summary_markdown(spec, reports, facts));
   // Each student's page beside their JSON, and the class's, from the same stored reports.
   for (const auto& report : reports)

@@ -1,8 +1,9 @@
 // runner.h: grades a list of students on this machine. Builds and correctness runs go on in parallel
 // (`jobs` students at a time); performance measurements take one process-wide lock, so only one student is
-// ever being timed and no student's timing is disturbed by another's. Each student's files are stored the
-// moment they are known; students already finished are skipped unless `force`, and one graded again is recorded in
-// the regrade log (batch/audit.h) with their old and new score.
+// ever being timed and no student's timing is disturbed by another's. With --gpus (`gpus` below), one student per
+// GPU instead, each GPU its own timing slot, claimed once the student's build is done (batch/gpu_slots.h). Each
+// student's files are stored the moment they are known; students already finished are skipped unless `force`, and
+// one graded again is recorded in the regrade log (batch/audit.h) with their old and new score.
 //
 //   BatchRun run;  run.jobs = 2;  run.grading.batch_seed = 42;
 //   BatchCounts counts = run_batch(env, spec, students, store, run, progress);
@@ -10,9 +11,11 @@
 #pragma once
 
 #include <cstddef>
+#include <map>
 #include <string>
 #include <vector>
 
+#include "batch/gpu_slots.h"
 #include "batch/progress.h"
 #include "batch/roster.h"
 #include "batch/store.h"
@@ -29,6 +32,10 @@ struct BatchRun {
   std::string reason;       // --reason: recorded with each regrade (batch/audit.h)
   bool bundles = true;      // also <id>.bundle, each student's replay bundle
   StudentGrading grading;   // seed, --quick, archive limits, scratch folder (run_batch sets the timing mutex)
+  // --gpus: one student per GPU at a time, each GPU its own timing slot (batch/gpu_slots.h); empty: the machine's
+  // one timing slot. With each GPU's own calibration by UUID (batch/gpu_batch.h's calibrate_gpus).
+  std::vector<Gpu> gpus;
+  std::map<std::string, GpuCalibration> gpu_calibrations;
 };
 
 struct BatchCounts {
@@ -36,6 +43,8 @@ struct BatchCounts {
   std::size_t skipped = 0;  // already finished
   std::size_t internal_errors = 0;
   std::size_t failed = 0;   // graded with a status other than passed
+  std::vector<RetiredGpu> retired_gpus;    // --gpus: taken out of rotation during this run
+  std::vector<std::string> left_ungraded;  // --gpus: no GPU was left for them (a later run grades them)
 };
 
 // Before any student: builds the lab's own code once (so parallel gradings only read the cache) and, for a

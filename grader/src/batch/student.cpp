@@ -6,6 +6,7 @@
 #include <chrono>
 #include <ctime>
 
+#include "batch/gpu_slots.h"
 #include "batch/intake.h"
 #include "bundle/bundle.h"
 #include "build/build.h"
@@ -99,6 +100,7 @@ Report grade_folder(const Environment& env, const LabSpec& spec, const fs::path&
   options.quick = grading.quick;
   options.include_hidden = true;  // staff grading: hidden cases and items too
   options.performance_mutex = grading.performance_mutex;
+  options.claim_gpu = grading.claim_gpu;
   options.progress = grading.progress;
   Report report = grade_submission(env, spec, options);
   if (bundle) {
@@ -137,6 +139,8 @@ GradedStudent grade_student(const Environment& env, const LabSpec& spec, const S
       graded.report.submission = submission.path.string();  // where the TA finds it, not the work folder
     }
   } catch (const MissingToolchain&) {
+    throw;
+  } catch (const NoGpuLeft&) {
     throw;
   } catch (const std::exception& error) {
     graded.report = internal_error_report(spec.id, submission.path.string(), error.what());

@@ -1,7 +1,8 @@
 // student.h: grades one student of a batch. Every outcome is a report: a refused archive, a submission that
 // does not build, crashes or hangs (the pipeline's verdicts), and a failure of the grader itself
 // (internal_error, writers.h's internal_error_report). Only a missing toolchain escapes, as MissingToolchain:
-// it would fail every student alike, so the batch stops instead of recording it against each of them.
+// it would fail every student alike, so the batch stops instead of recording it against each of them. So does
+// NoGpuLeft (batch/gpu_slots.h): the student is left ungraded, not graded as an internal error.
 #pragma once
 
 #include <cstdint>
@@ -16,6 +17,7 @@
 #include "batch/roster.h"
 #include "batch/store.h"
 #include "core/environment.h"
+#include "pipeline/grade.h"
 #include "report/report.h"
 #include "spec/lab_spec.h"
 
@@ -33,6 +35,8 @@ struct StudentGrading {
   // Non-empty: this student's replay bundle goes here (bundle/bundle.h). A submission refused before the
   // pipeline (a bad archive) has nothing to replay and gets none.
   std::filesystem::path bundle;
+  // --gpus: the pipeline claims this grading's GPU here once its build is done (GradeOptions::claim_gpu).
+  std::function<GpuAssignment()> claim_gpu;
 };
 
 // Each student's seed: a mix of the batch seed and the id, so one student's inputs never depend on who

@@ -78,6 +78,7 @@ std::string summary_markdown(const LabSpec& spec, const std::vector<json>& repor
     for (const auto& id : facts.not_graded) md += " " + table_cell(id);
     md += "\n";
   }
+  md += facts.gpu_section;  // which GPU graded whom, and any taken out of rotation
   // Student code that ran unboxed could read the TA's files and reach the network: said first, not buried below.
   std::vector<std::string> unboxed;
   std::string why_unboxed;

@@ -3,6 +3,8 @@
 
 #include <unistd.h>
 
+#include <cctype>
+
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -88,18 +90,35 @@ GpuCalibration gpu_from_json(const json& data) {
   return g;
 }
 
-// Compiles `source` with `compiler_argv` + source + -o program, runs it, and parses the one JSON line it prints.
-json build_and_run(const std::vector<std::string>& compiler_argv, const fs::path& source, const fs::path& program,
+// Compiles `source` with `compiler_argv` + source + -o program.
+void build_program(const std::vector<std::string>& compiler_argv, const fs::path& source, const fs::path& program,
                    const fs::path& dir, const char* what) {
   std::vector<std::string> argv = compiler_argv;
   argv.insert(argv.end(), {source.string(), "-o", program.string()});
   ToolResult build = run_tool(argv, dir, 600);
   if (!build.ok()) throw std::runtime_error(std::string("cannot build the ") + what + " calibration program:\n" + build.output);
-  ToolResult run = run_tool({program.string()}, dir, 600);
-  if (!run.ok()) throw std::runtime_error(std::string("the ") + what + " calibration program failed:\n" + run.output);
+}
+
+// Runs a calibration program (`argv`) and parses the one JSON line it prints.
+json run_program(const std::vector<std::string>& argv, const fs::path& dir, const std::string& what) {
+  ToolResult run = run_tool(argv, dir, 600);
+  if (!run.ok()) throw std::runtime_error("the " + what + " calibration program failed:\n" + run.output);
   auto brace = run.output.rfind('{');
-  if (brace == std::string::npos) throw std::runtime_error(std::string("the ") + what + " calibration printed no figures:\n" + run.output);
+  if (brace == std::string::npos) throw std::runtime_error("the " + what + " calibration printed no figures:\n" + run.output);
   return json::parse(run.output.substr(brace));
+}
+
+json build_and_run(const std::vector<std::string>& compiler_argv, const fs::path& source, const fs::path& program,
+                   const fs::path& dir, const char* what) {
+  build_program(compiler_argv, source, program, dir, what);
+  return run_program({program.string()}, dir, what);
+}
+
+// A UUID as a file name: only its letters, digits and dashes.
+std::string file_safe(const std::string& uuid) {
+  std::string safe;
+  for (char c : uuid) safe += std::isalnum(static_cast<unsigned char>(c)) || c == '-' ? c : '_';
+  return safe;
 }
 
 }  // namespace
@@ -144,6 +163,46 @@ Calibration run_calibration(const Environment& env) {
   std::ofstream(temporary) << data.dump(2) << "\n";
   fs::rename(temporary, path);
   return c;
+}
+
+fs::path gpu_calibration_path(const Environment& env, const std::string& uuid) {
+  return env.cache / "calibration" / (file_safe(uuid) + ".json");
+}
+
+std::optional<GpuCalibration> load_gpu_calibration(const Environment& env, const std::string& uuid) {
+  std::ifstream in(gpu_calibration_path(env, uuid));
+  if (!in) return std::nullopt;
+  try {
+    const json data = json::parse(in);
+    if (data.value("uuid", "") != uuid) return std::nullopt;  // another GPU's, copied here: calibrate again
+    return gpu_from_json(data);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+std::vector<GpuCalibration> run_gpu_calibrations(const Environment& env, const std::vector<std::string>& uuids) {
+  const std::string arch = detect_gpu_arch();
+  if (!env.nvcc || arch.empty()) throw std::runtime_error("no GPU to calibrate here (no nvcc, or nvidia-smi found no GPU)");
+  const fs::path dir = env.cache / "calibration";
+  fs::create_directories(dir);
+  const fs::path program = dir / ("gpu_calibrate-" + machine_id());
+  build_program({*env.nvcc, "-std=c++20", "-O3", "-arch=" + arch, "-lcublas"}, env.root / "grader" / "calibrate" / "gpu_calibrate.cu",
+                program, dir, "GPU");
+  std::vector<GpuCalibration> calibrations;
+  // One GPU after another: their host-to-device copies share the host's memory and PCIe switches.
+  for (const auto& uuid : uuids) {
+    json data = run_program({"/usr/bin/env", "CUDA_VISIBLE_DEVICES=" + uuid, program.string()}, dir, "GPU " + uuid);
+    calibrations.push_back(gpu_from_json(data));
+    data["uuid"] = uuid;
+    data["machine_id"] = machine_id();
+    data["hostname"] = host_name();
+    const fs::path path = gpu_calibration_path(env, uuid);
+    const fs::path temporary = path.string() + ".tmp-" + unique_suffix();
+    std::ofstream(temporary) << data.dump(2) << "\n";
+    fs::rename(temporary, path);
+  }
+  return calibrations;
 }
 
 void attach_calibration(MachineInfo& machine, const Calibration& c) {

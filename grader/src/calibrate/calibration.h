@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/environment.h"
 #include "report/report.h"
@@ -62,6 +63,14 @@ std::optional<Calibration> load_calibration(const Environment& env);
 // Builds and runs grader/calibrate/cpu_calibrate.cpp (a few seconds) and, where nvcc and a GPU are present,
 // grader/calibrate/gpu_calibrate.cu; stores the result. Throws std::runtime_error if it cannot build or run.
 Calibration run_calibration(const Environment& env);
+
+// Each GPU of a node on its own (`grader batch --gpus`, `grader calibrate --gpus`): GPUs of one model still differ a
+// little, so each is calibrated and kept by its UUID, <cache>/calibration/<uuid>.json.
+std::filesystem::path gpu_calibration_path(const Environment& env, const std::string& uuid);
+std::optional<GpuCalibration> load_gpu_calibration(const Environment& env, const std::string& uuid);
+// Builds grader/calibrate/gpu_calibrate.cu once and runs it on each GPU in turn (CUDA_VISIBLE_DEVICES=<uuid>),
+// storing each. Throws std::runtime_error if it cannot build or run.
+std::vector<GpuCalibration> run_gpu_calibrations(const Environment& env, const std::vector<std::string>& uuids);
 
 // Copies the calibration's figures into `machine`.
 void attach_calibration(MachineInfo& machine, const Calibration& calibration);

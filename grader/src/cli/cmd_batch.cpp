@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "batch/canvas.h"
+#include "batch/gpu_batch.h"
 #include "batch/progress.h"
 #include "batch/roster.h"
 #include "batch/runner.h"
@@ -39,6 +40,7 @@ struct BatchCommand {
   fs::path submissions;
   fs::path out;
   int jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  std::string gpus;  // --gpus N|all (batch/gpu_slots.h); empty: one timing slot for the machine
   bool quick = false;
   std::optional<std::uint64_t> seed;  // from seed_text, read whole (cli/values.h)
   std::optional<std::string> seed_text;
@@ -128,6 +130,18 @@ StudentGrading student_grading(const BatchCommand& command, const BatchSettings&
   return grading;
 }
 
+// --gpus on this node: a GPU lab only (a CPU lab's timings take the machine's cores, one student at a time).
+std::vector<Gpu> batch_gpus(const BatchCommand& command, const LabSpec& spec) {
+  if (!spec.gpu)
+    throw CommandFailure(ExitCode::usage, "--gpus: " + spec.name() + " is a CPU lab, timed on the machine's cores one student "
+                                          "at a time; grade it without --gpus");
+  try {
+    return choose_gpus(command.gpus, query_gpus());
+  } catch (const GpuRequestError& error) {
+    throw CommandFailure(error.malformed ? ExitCode::usage : ExitCode::environment, error.what());
+  }
+}
+
 ExitCode report_outputs(const ResultStore& store, const ClassOutputs& outputs) {
   std::cout << "wrote " << (store.folder() / "grades.csv").string() << " (" << outputs.students << " students), "
             << (store.folder() / "summary.md").string() << " and the dashboard " << (store.folder() / "report.html").string()
@@ -189,7 +203,9 @@ void submit_to_slurm(const BatchCommand& command, const Environment& env, const 
                      const BatchSettings& settings, const std::vector<Submission>& students) {
   const fs::path out = full_path(command.out);
   const fs::path slurm_folder = new_submission_folder(out);
-  const int chunk = command.slurm_options.chunk > 0 ? command.slurm_options.chunk : students_per_task(command.quick);
+  // A GPU lab's task with G GPUs grades G students at a time (--gpus all): G times the students in the same time.
+  const int gpus_per_task = spec.gpu ? std::max(1, command.slurm_options.gpus_per_task) : 1;
+  const int chunk = command.slurm_options.chunk > 0 ? command.slurm_options.chunk : students_per_task(command.quick) * gpus_per_task;
   TaskRoster tasks{spec.id, chunk, {}};
   for (const auto& s : students)
     if (command.force || !store || !store->finished(s.id)) tasks.students.push_back(s.id);
@@ -201,6 +217,8 @@ void submit_to_slurm(const BatchCommand& command, const Environment& env, const 
                                            "--max-archive-mb", std::to_string(command.max_archive_mb),
                                            "--max-archive-files", std::to_string(command.max_archive_files)};
   if (command.quick) task_command.push_back("--quick");
+  // Each task grades on every GPU it was given, one student per GPU, as a local --gpus batch does.
+  if (spec.gpu && command.slurm_options.gpus_per_task > 0) task_command.insert(task_command.end(), {"--gpus", "all"});
   if (command.force || !command.regrade.empty()) task_command.push_back("--force");
   if (!command.reason.empty()) task_command.insert(task_command.end(), {"--reason", command.reason});
   if (settings.writes(gradescope_format)) task_command.push_back("--gradescope");
@@ -211,7 +229,7 @@ void submit_to_slurm(const BatchCommand& command, const Environment& env, const 
   options.job_name = "grade-" + spec.id;
   // A task's time limit from its work when the TA gives none: a job without one gets the partition's maximum,
   // which holds back the scheduler's backfill for everyone.
-  if (options.time.empty()) options.time = task_time(tasks.chunk, command.quick);
+  if (options.time.empty()) options.time = task_time((tasks.chunk + gpus_per_task - 1) / gpus_per_task, command.quick);
   // A task gets the CPUs it asks for (one by default), and a lab sizes its threads to them: a lab that times threaded
   // code needs the TA to ask for the cores it is to be timed on.
   const bool times_threads = !command.quick && std::any_of(spec.performance.begin(), spec.performance.end(), [](const PerformanceItem& p) {
@@ -347,6 +365,17 @@ void run_batch_command(BatchCommand command) {
   if (modes > 1) throw CommandFailure(ExitCode::usage, "--slurm, --collect and --array-task do not go together");
   if (command.array_task && (!command.only.empty() || !command.regrade.empty()))
     throw CommandFailure(ExitCode::usage, "--array-task chooses its own students; --only and --regrade do not apply");
+  // --gpus before anything is written: a refused batch leaves no folder behind.
+  std::vector<Gpu> gpus;
+  if (!command.gpus.empty() && command.slurm) {  // N GPUs per task, unless --gpus-per-task says otherwise
+    if (!spec.gpu) batch_gpus(command, spec);  // the CPU-lab refusal
+    if (command.slurm_options.gpus_per_task == 0 && command.gpus == "all")
+      throw CommandFailure(ExitCode::usage, "--slurm --gpus all: say how many GPUs each task gets with --gpus-per-task N");
+    if (command.slurm_options.gpus_per_task == 0)
+      command.slurm_options.gpus_per_task = static_cast<int>(parse_whole_number("--gpus", command.gpus, 1, 1024));
+  } else if (!command.gpus.empty() && !command.collect) {
+    gpus = batch_gpus(command, spec);
+  }
 
   // A dry run writes nothing, not even the output folder.
   std::optional<ResultStore> store;
@@ -400,6 +429,7 @@ void run_batch_command(BatchCommand command) {
   run.reason = command.reason;
   run.bundles = !command.no_bundles;
   run.grading = student_grading(command, settings);
+  run.gpus = gpus;
 
   std::size_t to_grade = 0;
   for (const auto& s : students)
@@ -407,7 +437,9 @@ void run_batch_command(BatchCommand command) {
   BatchProgress progress(to_grade, terminal, std::cerr);
   std::cerr << spec.name() << ": " << students.size() << " student(s), " << (students.size() - to_grade)
             << " already graded; grading " << to_grade << " with " << command.jobs << " job(s)"
-            << (command.quick ? ", --quick" : ", timings one at a time") << "; batch seed " << settings.seed << "\n";
+            << (!run.gpus.empty() ? ", one student per GPU on " + std::to_string(run.gpus.size()) + " GPU(s)"
+                : command.quick   ? ", --quick" : ", timings one at a time")
+            << "; batch seed " << settings.seed << "\n";
   if (run.gradescope) std::cerr << "writing Gradescope files too (this folder's batch asked for them once; .batch.json keeps it)\n";
   if (to_grade > 0 && !Sandbox::get().available()) {
     // "no sandbox: <why>; no syscall filter: ...": the why, said before anyone's code runs.
@@ -421,6 +453,7 @@ void run_batch_command(BatchCommand command) {
   BatchCounts counts;
   try {
     if (to_grade > 0) prepare_lab(env, spec, command.quick, progress);
+    if (to_grade > 0 && !run.gpus.empty()) run.gpu_calibrations = calibrate_gpus(env, spec, command.quick, run.gpus, progress);
     counts = run_batch(env, spec, students, *store, run, progress);
   } catch (const MissingToolchain& missing) {
     progress.close();
@@ -439,6 +472,8 @@ void run_batch_command(BatchCommand command) {
   std::cout << "graded " << counts.graded << " student(s) in " << short_duration(seconds) << " (" << counts.skipped
             << " already done): " << counts.graded - counts.failed << " passed, " << counts.failed << " with failures, "
             << counts.internal_errors << " internal error(s)\n";
+  for (const auto& retired : counts.retired_gpus)
+    std::cout << describe_gpu(retired.gpu) << " was taken out of rotation: " << retired.why << "\n";
 
   ExitCode code = counts.internal_errors > 0 ? ExitCode::internal : ExitCode::all_passed;
   if (!command.no_summary) {
@@ -462,6 +497,7 @@ void setup_batch(CLI::App& app) {
   batch->add_option("--jobs,-j", command->jobs, "students graded at once (builds and correctness; timings take turns)")
       ->default_str(std::to_string(command->jobs));
   batch->add_flag("--quick,-q", command->quick, "correctness only: no timing");
+  batch->add_option("--gpus", command->gpus, "GPU labs: one student per GPU at a time, on N GPUs or all of them");
   batch->add_option("--seed", command->seed_text, "the batch seed (default: drawn once, then kept in <out>/.batch.json)");
   batch->add_flag("--force", command->force, "regrade students who are already graded");
   batch->add_option("--only", command->only, "grade just these students (comma-separated ids)")->delimiter(',');

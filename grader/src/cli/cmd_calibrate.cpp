@@ -1,17 +1,55 @@
 // grader calibrate: measures this machine's roofline (memory bandwidth, FP64 peak) and keeps it.
 #include <cmath>
 #include <cstdio>
+#include <memory>
 #include <string>
 
+#include "batch/gpu_inventory.h"
 #include "calibrate/calibration.h"
 #include "cli/common.h"
 
 namespace grader {
 
+namespace {
+
+// --gpus N|all, read before anything is measured.
+std::vector<Gpu> requested_gpus(const std::string& request) {
+  if (request.empty()) return {};
+  try {
+    return choose_gpus(request, query_gpus());
+  } catch (const GpuRequestError& error) {
+    throw CommandFailure(error.malformed ? ExitCode::usage : ExitCode::environment, error.what());
+  }
+}
+
+// Each GPU on its own, as `grader batch --gpus` grades on it.
+void calibrate_each_gpu(const Environment& env, const std::vector<Gpu>& gpus) {
+  std::vector<std::string> uuids;
+  for (const auto& gpu : gpus) uuids.push_back(gpu.uuid);
+  std::vector<GpuCalibration> measured;
+  try {
+    measured = run_gpu_calibrations(env, uuids);
+  } catch (const std::exception& error) {
+    throw CommandFailure(ExitCode::environment, error.what());
+  }
+  for (std::size_t i = 0; i < gpus.size(); ++i) {
+    const GpuCalibration& g = measured[i];
+    std::printf("%s %s: read-only %8.1f GB/s   device copy %8.1f GB/s   SGEMM %6.1f TFLOP/s   DGEMM %6.1f TFLOP/s; %s\n",
+                describe_gpu(gpus[i]).c_str(), g.name.c_str(), g.read_bandwidth_gbps, g.bandwidth_gbps, g.sgemm_tflops,
+                g.dgemm_tflops, g.stable ? "stable" : "NOT stable: calibrate again when the GPU is idle");
+    std::printf("  kept in %s\n", gpu_calibration_path(env, gpus[i].uuid).c_str());
+  }
+}
+
+}  // namespace
+
 void setup_calibrate(CLI::App& app) {
   auto* calibrate = app.add_subcommand("calibrate", "measure this machine's memory bandwidth and FP64 peak for reports");
-  calibrate->callback([] {
+  auto gpus = std::make_shared<std::string>();
+  calibrate->add_option("--gpus", *gpus, "also calibrate each of N GPUs (or all), one by one, kept by UUID for `grader batch --gpus`");
+  calibrate->callback([gpus] {
     const Environment env = current_environment();
+    const std::vector<Gpu> each_gpu = requested_gpus(*gpus);
     std::fprintf(stderr, "calibrating (10 to 60 s: rounds repeat until the figures settle; keep the machine otherwise idle)...\n");
     Calibration calibration;
     try {
@@ -52,6 +90,7 @@ void setup_calibrate(CLI::App& app) {
       std::printf("no CUDA GPU calibrated (none found, or no nvcc)\n");
     }
     std::printf("kept in %s\n", calibration_path(env).c_str());
+    if (!each_gpu.empty()) calibrate_each_gpu(env, each_gpu);
   });
 }
 

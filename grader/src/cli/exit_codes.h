@@ -47,9 +47,9 @@ inline constexpr std::array exit_code_table = {
 
     ExitCodeInfo{"batch", ExitCode::all_passed, "every student has a report (whatever their grades; grades.csv has them)"},
     ExitCodeInfo{"batch", ExitCode::usage, "bad usage: unknown lab or student, no submissions folder, an --out holding another "
-                                           "lab, mode or seed, or another batch writing into it"},
+                                           "lab, mode or seed, or another batch writing into it, --gpus on a CPU lab"},
     ExitCodeInfo{"batch", ExitCode::environment, "environment missing: no C++ compiler (the students graded so far are kept), "
-                                                 "or no sbatch/squeue for --slurm"},
+                                                 "no sbatch/squeue for --slurm, or no nvidia-smi or too few GPUs for --gpus"},
     ExitCodeInfo{"batch", ExitCode::internal, "an internal error graded some student, or some student is not graded yet "
                                               "(summary.md names them; run again)"},
     ExitCodeInfo{"batch", ExitCode::job_refused, "--slurm: sbatch refused the job (its own words follow: account, partition, "

@@ -136,6 +136,7 @@ std::unique_ptr<Worker> Grading::start_worker(const fs::path& executable, const 
   const fs::path dir = workdir_ / ("run-" + role + "-" + std::to_string(++workers_started_));
   fs::create_directories(dir);
   LaunchOptions launch = worker_launch_options(spec_, executable, dir);
+  if (!visible_devices_.empty()) launch.environment["CUDA_VISIBLE_DEVICES"] = visible_devices_;
   if (is_compiler_sanitizer(options_.sanitize) && is_candidate_code(executable)) {
     // AddressSanitizer reserves terabytes of shadow address space: resident memory is bounded instead. Leak
     // checking at exit stops the process with ptrace, which the syscall filter refuses (and a leak costs nothing).
@@ -158,6 +159,19 @@ std::unique_ptr<Worker> Grading::start_worker(const fs::path& executable, const 
   std::vector<std::string> variants;
   worker->hello(variants, 60);  // a worker that cannot even greet is left dead; callers read failure()
   return worker;
+}
+
+void Grading::claim_gpu() {
+  progress("waiting for a GPU");
+  const GpuAssignment gpu = options_.claim_gpu();
+  visible_devices_ = gpu.uuid;
+  report_.machine.gpu_index = gpu.index;
+  report_.machine.gpu_uuid = gpu.uuid;
+  // Roofline fractions against this GPU's own ceilings: GPUs of one node differ a little.
+  if (gpu.calibration && calibration_) {
+    calibration_->gpu = gpu.calibration;
+    attach_calibration(report_.machine, *calibration_);
+  }
 }
 
 Worker& Grading::candidate() {
@@ -327,6 +341,15 @@ void Grading::run() {
   }
 
   if (build_everything()) {
+    if (options_.claim_gpu) {
+      try {
+        claim_gpu();
+      } catch (...) {  // no GPU left: this grading ends here, and leaves nothing behind
+        std::error_code ec;
+        fs::remove_all(workdir_, ec);
+        throw;
+      }
+    }
     if (spec_.gpu && detect_gpu_arch().empty()) {
       report_.verdict = Verdict::not_run;
       report_.verdict_details = "built, but not run: no CUDA GPU was found on this machine";

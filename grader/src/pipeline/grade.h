@@ -7,13 +7,22 @@
 #include <filesystem>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <string>
 
+#include "calibrate/calibration.h"
 #include "core/environment.h"
 #include "report/report.h"
 #include "spec/lab_spec.h"
 
 namespace grader {
+
+// The GPU a batch with --gpus gives one grading (batch/gpu_slots.h): its workers see only this one.
+struct GpuAssignment {
+  int index = -1;
+  std::string uuid;  // CUDA_VISIBLE_DEVICES of every worker of the grading
+  std::optional<GpuCalibration> calibration;  // this GPU's own (calibrate/calibration.h), when it has one
+};
 
 struct GradeOptions {
   std::filesystem::path submission;
@@ -28,6 +37,9 @@ struct GradeOptions {
   std::function<void(const std::string&)> progress;  // one-line status updates, may be empty
   std::mutex* performance_mutex = nullptr;  // held while timing: a batch times one submission at a time
   std::filesystem::path keep_staged_in;     // non-empty: the staged files are copied here (a replay bundle's)
+  // Set by `grader batch --gpus`: called once, when the build is done and before any worker starts (so builds
+  // never hold a GPU); may block until a GPU is free, and throws when none is left.
+  std::function<GpuAssignment()> claim_gpu;
 };
 
 // Whether `sanitize` names compiler sanitizers (a CPU lab's) rather than a compute-sanitizer tool.

@@ -86,6 +86,8 @@ class Grading {
   // --only: whether this item is graded in this run (the named one, and the correctness items it needs).
   bool selected(const std::string& item) const;
   std::unique_ptr<Worker> start_worker(const fs::path& executable, const std::string& role);
+  // --gpus: this grading's GPU, for every worker from now on, and its own calibration for the roofline.
+  void claim_gpu();
   // Keeps what a candidate process that is about to go away printed (the start of it, for the student's
   // printf debugging) and, under --sanitize, compute-sanitizer's findings.
   void harvest_output(Worker& worker);
@@ -129,6 +131,7 @@ class Grading {
   std::vector<std::string> disturbed_items_;  // timed while other programs used the CPU
   double worst_foreign_cores_ = 0;
   std::optional<Calibration> calibration_;
+  std::string visible_devices_;  // CUDA_VISIBLE_DEVICES of the workers, from claim_gpu(); empty: the grader's own
 
   fs::path workdir_;
   LabBuild lab_;

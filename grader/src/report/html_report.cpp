@@ -188,6 +188,8 @@ std::string machine_line(const json& machine) {
             fixed(number_of(machine, "read_bandwidth_all_gbps"), 1) + " GB/s read, " +
             fixed(number_of(machine, "peak_fp64_gflops_all"), 1) + " GFLOP/s on all";
   if (!text_of(machine, "gpu").empty()) line += "; GPU " + escape(text_of(machine, "gpu"));
+  if (!text_of(machine, "gpu_uuid").empty())
+    line += "; graded on GPU " + std::to_string(static_cast<int>(number_of(machine, "gpu_index"))) + " (" + escape(text_of(machine, "gpu_uuid")) + ")";
   return line;
 }
 

@@ -100,6 +100,10 @@ json to_json(const Report& report) {
     machine["gpu_sgemm_tflops"] = mi.gpu_sgemm_tflops;
     machine["gpu_dgemm_tflops"] = mi.gpu_dgemm_tflops;
   }
+  if (!mi.gpu_uuid.empty()) {  // the one GPU of several this grading ran on (grader batch --gpus)
+    machine["gpu_index"] = mi.gpu_index;
+    machine["gpu_uuid"] = mi.gpu_uuid;
+  }
   return {{"schema", "grader-report/1"},
           {"lab", report.lab},
           {"lab_name", report.lab_name},

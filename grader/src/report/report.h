@@ -81,6 +81,8 @@ struct MachineInfo {
   double read_bandwidth_1t_gbps = 0, read_bandwidth_all_gbps = 0;  // read-only kernels' memory ceilings
   bool calibration_stable = true;  // false: the calibration's figures never settled (a busy machine)
   std::string gpu;  // empty without one (or without a GPU calibration)
+  int gpu_index = -1;     // the GPU this grading ran on (`grader batch --gpus`): nvidia-smi's index and UUID
+  std::string gpu_uuid;   // empty when the grading was not given one GPU of several
   double gpu_bandwidth_gbps = 0, gpu_read_bandwidth_gbps = 0, gpu_sgemm_tflops = 0, gpu_dgemm_tflops = 0;
 };
 

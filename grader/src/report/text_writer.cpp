@@ -97,6 +97,7 @@ std::string render_text(const Report& report, bool colour) {
         << format("%.0f", m.gpu_bandwidth_gbps) << " GB/s device copy, "
         << format("%.1f", m.gpu_sgemm_tflops) << " TFLOP/s SGEMM, " << format("%.1f", m.gpu_dgemm_tflops)
         << " TFLOP/s DGEMM\n";
+  if (!m.gpu_uuid.empty()) out << "graded on GPU " << m.gpu_index << " (" << m.gpu_uuid << ")\n";
 
   if (report.verdict != Verdict::passed) {
     out << "\n" << style.bad(std::string(info(report.verdict).label)) << ": " << report.verdict_details << "\n";

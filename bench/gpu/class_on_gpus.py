@@ -1,0 +1,166 @@
+#!/usr/bin/env python3
+"""class_on_gpus.py: a class of lab5 submissions graded with `grader batch --gpus 1` and then `--gpus 2` (issue 13),
+on a machine with at least two NVIDIA GPUs. Prints both wall times and their ratio, and checks that the two runs agree:
+the same status for every student and every correctness item, and every performance item's metric within the other
+run's 95% interval (its noise band) or, failing that, the same points.
+
+    python3 bench/gpu/class_on_gpus.py                        # build/bin/grader, 16 students, two GPUs
+    python3 bench/gpu/class_on_gpus.py --grader .carry/bin/grader --students 24 --out /tmp/class-on-gpus
+    python3 bench/gpu/class_on_gpus.py --run 1; python3 bench/gpu/class_on_gpus.py --run 2 --reuse   # two commands
+
+--run N grades the class with --gpus N only (repeatable; default: 1 and 2); --reuse takes a run already in OUT
+(OUT/gpusN/seconds.txt) instead of grading again, so the two runs can be two commands under a per-command time limit.
+
+The class: reference copies (half of it), skeleton copies, submissions that do not compile, and reference copies
+with a wrong row (correctness fails, nothing timed). One batch seed for both runs, so every student gets the same
+inputs. Exit status 0 when the runs agree and --gpus 2 is at least --min-speedup (default 1.8) times as fast; 1
+otherwise; 77 with fewer than two GPUs. A JSON summary goes to OUT/summary.json. Standard library only.
+"""
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SEED = 13013
+
+
+def make_class(folder, students):
+    shutil.rmtree(folder, ignore_errors=True)
+    reference = open(os.path.join(ROOT, "reference", "lab5-gemv-warps", "gemv.cu")).read()
+    skeleton = open(os.path.join(ROOT, "skeletons", "lab5-gemv-warps", "gemv.cu")).read()
+    kinds = {}
+    for i in range(students):
+        # Half reference, a quarter skeleton, the rest split between a build error and a wrong answer.
+        kind = "reference" if i % 4 in (0, 2) else "skeleton" if i % 4 == 1 else ("broken" if i % 8 == 3 else "wrong")
+        sid = "s%02d-%s" % (i, kind)
+        os.makedirs(os.path.join(folder, sid))
+        text = {"reference": reference, "skeleton": skeleton,
+                "broken": reference + "\nthis line does not compile;\n",
+                "wrong": reference.replace("y[row] = (s0 + s1) + (s2 + s3);", "y[row] = (s0 + s1) + (s2 + s3) + 1.0;")}[kind]
+        with open(os.path.join(folder, sid, "gemv.cu"), "w") as f:
+            f.write(text)
+        kinds[sid] = kind
+    return kinds
+
+
+def run_batch(grader, submissions, out, gpus, jobs, reuse):
+    if reuse and os.path.exists(os.path.join(out, "seconds.txt")):
+        print("reusing %s" % out)
+        return float(open(os.path.join(out, "seconds.txt")).read()), read_reports(out)
+    shutil.rmtree(out, ignore_errors=True)
+    argv = [grader, "--root", ROOT, "batch", "lab5", submissions, "--out", out, "--gpus", str(gpus), "--seed", str(SEED),
+            "--jobs", str(jobs), "--no-bundles"]
+    print("$ " + " ".join(argv), flush=True)
+    start = time.monotonic()
+    proc = subprocess.run(argv, capture_output=True, text=True, env=dict(os.environ, NO_COLOR="1"))
+    seconds = time.monotonic() - start
+    print(proc.stdout[-3000:] + proc.stderr[-3000:] + "(exit %d, %.1f s)" % (proc.returncode, seconds), flush=True)
+    with open(os.path.join(out, "seconds.txt"), "w") as f:
+        f.write("%.3f\n" % seconds)
+    return seconds, read_reports(out)
+
+
+def read_reports(out):
+    reports = {}
+    for name in os.listdir(out):
+        if name.endswith(".json") and not name.startswith("."):
+            with open(os.path.join(out, name)) as f:
+                r = json.load(f)
+            reports[r["batch"]["student"]] = r
+    return reports
+
+
+def compare(one, two):
+    """Differences between the two runs' reports, as sentences; empty when they agree within noise."""
+    problems = []
+    if sorted(one) != sorted(two):
+        problems.append("students differ: %r vs %r" % (sorted(one), sorted(two)))
+    for sid in sorted(set(one) & set(two)):
+        a, b = one[sid], two[sid]
+        if a["status"] != b["status"]:
+            problems.append("%s: status %s vs %s" % (sid, a["status"], b["status"]))
+        tests_b = {t["name"]: t for t in b["tests"]}
+        for ta in a["tests"]:
+            tb = tests_b.get(ta["name"])
+            if tb is None:
+                problems.append("%s: item %s missing in the second run" % (sid, ta["name"]))
+                continue
+            if ta["kind"] == "correctness":
+                if ta["status"] != tb["status"] or ta["score"] != tb["score"]:
+                    problems.append("%s: %s %s/%s vs %s/%s" % (sid, ta["name"], ta["status"], ta["score"], tb["status"], tb["score"]))
+                continue
+            ma, mb = ta.get("measurement"), tb.get("measurement")
+            if (ma is None) != (mb is None):
+                problems.append("%s: %s timed in one run only" % (sid, ta["name"]))
+                continue
+            if ma is None:
+                if ta["score"] != tb["score"]:
+                    problems.append("%s: %s scored %s vs %s untimed" % (sid, ta["name"], ta["score"], tb["score"]))
+                continue
+            low_a, high_a = ma["metric_interval"]
+            low_b, high_b = mb["metric_interval"]
+            overlap = low_a <= high_b and low_b <= high_a
+            if not overlap and ta["score"] != tb["score"]:
+                problems.append("%s: %s metric %.3g [%.3g, %.3g] -> %s points vs %.3g [%.3g, %.3g] -> %s points" %
+                                (sid, ta["name"], ma["metric_value"], low_a, high_a, ta["score"], mb["metric_value"], low_b,
+                                 high_b, tb["score"]))
+    return problems
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--grader", default=os.path.join(ROOT, "build", "bin", "grader"))
+    parser.add_argument("--students", type=int, default=16)
+    parser.add_argument("--jobs", type=int, default=max(4, os.cpu_count() or 4))
+    parser.add_argument("--out", default="/tmp/class-on-gpus")
+    parser.add_argument("--min-speedup", type=float, default=1.8)
+    parser.add_argument("--run", type=int, action="append", choices=[1, 2], help="grade with --gpus N (default: 1 and 2)")
+    parser.add_argument("--reuse", action="store_true", help="take a run already in OUT instead of grading again")
+    args = parser.parse_args()
+
+    listed = subprocess.run(["nvidia-smi", "--query-gpu=index,uuid,name", "--format=csv,noheader"], capture_output=True,
+                            text=True) if shutil.which("nvidia-smi") else None
+    gpus = [l for l in listed.stdout.splitlines() if l.strip()] if listed and listed.returncode == 0 else []
+    if len(gpus) < 2:
+        print("SKIP: this needs two NVIDIA GPUs; nvidia-smi lists %d" % len(gpus))
+        return 77
+    print("GPUs:\n  " + "\n  ".join(gpus))
+    os.makedirs(args.out, exist_ok=True)
+    runs = args.run or [1, 2]
+    if not (args.reuse and os.path.isdir(os.path.join(args.out, "class"))):
+        make_class(os.path.join(args.out, "class"), args.students)
+        # Calibrate each GPU before timing the class, so neither run pays for it.
+        subprocess.run([args.grader, "--root", ROOT, "calibrate", "--gpus", "2"], check=False)
+    kinds = {sid: sid.split("-", 1)[1] for sid in os.listdir(os.path.join(args.out, "class"))}
+    timed = {}
+    for n in (1, 2):
+        if n in runs or args.reuse:
+            out = os.path.join(args.out, "gpus%d" % n)
+            if n in runs or os.path.exists(os.path.join(out, "seconds.txt")):
+                timed[n] = run_batch(args.grader, os.path.join(args.out, "class"), out, n, args.jobs, args.reuse and n not in runs)
+    if set(timed) != {1, 2}:
+        print("graded with --gpus %s; run the other with --reuse to compare" % sorted(timed))
+        return 0
+    (seconds_1, reports_1), (seconds_2, reports_2) = timed[1], timed[2]
+    problems = compare(reports_1, reports_2)
+    used = sorted({(r["machine"].get("gpu_index"), r["machine"].get("gpu_uuid")) for r in reports_2.values()
+                   if r["machine"].get("gpu_uuid")})
+    speedup = seconds_1 / seconds_2 if seconds_2 > 0 else 0
+    summary = {"students": len(kinds), "kinds": {k: list(kinds.values()).count(k) for k in set(kinds.values())},
+               "seconds_gpus_1": round(seconds_1, 1), "seconds_gpus_2": round(seconds_2, 1), "speedup": round(speedup, 2),
+               "gpus_used_by_gpus_2": used, "differences": problems}
+    with open(os.path.join(args.out, "summary.json"), "w") as f:
+        json.dump(summary, f, indent=2)
+    print(json.dumps(summary, indent=2))
+    ok = not problems and speedup >= args.min_speedup and len(used) == 2
+    print("%s: --gpus 1 %.1f s, --gpus 2 %.1f s, x%.2f (want >= %.2f); %d difference(s) beyond noise; GPUs used: %d" %
+          ("PASS" if ok else "FAIL", seconds_1, seconds_2, speedup, args.min_speedup, len(problems), len(used)))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

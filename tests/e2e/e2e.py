@@ -1018,7 +1018,8 @@ QUIET = r"used \d+ ms of CPU time while the other side was being timed"
 
 
 def check_replays_cached_answer(grader, args):
-    """lab1's naive loop dressed as a cache that replays and busy-waits: no performance points."""
+    """lab1's naive loop dressed as a cache that replays and busy-waits: no performance points, whether its cache
+    misses on the rotated x or replays a stale answer."""
     submission = os.path.join(args.root, "tests", "submissions", "lab1", "replays_cached_answer")
     run = grader.run("grade", "lab1", "--submission", submission, "--format", "json")
     report = run.json()
@@ -1028,10 +1029,14 @@ def check_replays_cached_answer(grader, args):
         check(tests[item]["status"] == "passed", "item %r is %r: %s" % (item, tests[item]["status"], tests[item]["details"]))
     for item in LAB1_PERFORMANCE:
         test = tests[item]
-        check(test["status"] in ("wrong_answer", "suspect"), "performance item %r is %r (%s), expected wrong_answer "
-              "(a stale answer to fresh inputs)" % (item, test["status"], test["details"]))
+        # Its cache either misses (x, the smaller input, is rotated on every fresh call, so the sampled entries
+        # differ and it computes with the naive loop: below the tiers) or replays a stale answer (wrong_answer).
+        check(test["status"] in ("wrong_answer", "suspect", "below_threshold"), "performance item %r is %r (%s), "
+              "expected wrong_answer or below_threshold" % (item, test["status"], test["details"]))
         check(test["score"] == 0, "performance item %r scores %r, expected 0" % (item, test["score"]))
-    check(run.code == GRADED_FAILURES, "exit code %d, expected %d" % (run.code, GRADED_FAILURES))
+    failed = any(tests[item]["status"] in ("wrong_answer", "suspect") for item in LAB1_PERFORMANCE)
+    expected = GRADED_FAILURES if failed else ALL_PASSED
+    check(run.code == expected, "exit code %d, expected %d" % (run.code, expected))
 
 
 def check_lab3_serial_waster(grader, args):
@@ -1125,6 +1130,9 @@ CHECKS.update(e2e_hidden.checks(sys.modules[__name__]))
 # What `grader calibrate` calls busy: its own file (e2e_calibration.py).
 import e2e_calibration  # noqa: E402
 CHECKS.update(e2e_calibration.checks(sys.modules[__name__]))
+# Attacks on fresh inputs past the moved values (a diff against the last inputs): their own file (e2e_fresh.py).
+import e2e_fresh  # noqa: E402
+CHECKS.update(e2e_fresh.checks(sys.modules[__name__]))
 
 
 def main():

@@ -5,10 +5,10 @@ ceiling and against the read-write one (issue 17: no honest reference above 105%
     python3 bench/roofline_percentages.py                      # lab1 to lab4 with build/bin/grader
     python3 bench/roofline_percentages.py --labs lab5 lab8     # on a GPU machine
 
-It grades reference/<lab> once (--format json) and prints, per timed item, the reference's GB/s, the ceiling the
-item is held to (`memory = "read"` or the default read-write), its percentage of it, and its percentage of the
-other ceiling: the latter is what the report showed before read-only ceilings existed (every item was held to
-the read-write one). Standard library only.
+It grades reference/<lab> once (--format json) and prints, per timed item, the reference's fraction of its
+roofline and the bound that sets it; for a memory-bound item also its GB/s against the read-only and the
+read-write ceiling: the read-write figure is what the report showed before read-only ceilings existed (every
+item was held to the read-write one). Standard library only.
 """
 import argparse
 import json
@@ -58,11 +58,12 @@ def main():
             if not m or not m["candidate"].get("gbps") or not m["ceilings"].get("memory_gbps"):
                 continue
             gbps, ceiling = m["candidate"]["gbps"], m["ceilings"]["memory_gbps"]
+            bound = m.get("roofline_bound", "")
+            line = "  %-56s %6.1f%% of its roofline (%s)" % (test["name"][:56], 100 * m["roofline_fraction"], bound)
             pair = counterpart(report["machine"], ceiling)
-            line = "  %-60s %8.2f GB/s  held to %-10s %6.1f%%" % (test["name"][:60], gbps, m["ceilings"]["memory"].split()[0],
-                                                                  100 * gbps / ceiling)
-            if pair:
-                line += "   read-only %6.1f%%  read-write %6.1f%%" % (100 * gbps / pair[0], 100 * gbps / pair[1])
+            if pair and "memory" in bound:  # a memory-bound item: where it sits against each memory ceiling
+                line += ": %.2f GB/s, read-only %.1f%%, read-write %.1f%%" % (gbps, 100 * gbps / pair[0],
+                                                                            100 * gbps / pair[1])
             print(line)
 
 

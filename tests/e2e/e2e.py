@@ -281,13 +281,15 @@ def check_busy_calibration(grader, args):
             [kept] = glob.glob(os.path.join(cache, "calibration", "*.json"))
             calibration = json.load(open(kept))
             # What a busy machine records (the course VM once recorded all threads no better than one), and worse:
-            # a quarter of one thread's, for every all-thread ceiling: far below what the threads really do, so
+            # an eighth of one thread's, for every all-thread ceiling: far below what the threads really do, so
             # lab3's "matmul vs serial code" (timed on every machine) lands past this roofline, while the check
             # still allows what that many threads can do. (The scaling items are then not timed: the scaling this
             # calibration shows is below what they require.)
+            # An eighth, not a quarter: on a 2-vCPU VM whose neighbours took half of it, the reference's matmul
+            # landed at only 1.12x a quarter's roofline (CI, 2026-11-23), under this test's own 1.2 guard.
             for ceiling in ("bandwidth", "read_bandwidth"):
-                calibration[ceiling + "_all_gbps"] = calibration[ceiling + "_1t_gbps"] / 4
-            calibration["peak_fp64_gflops_all"] = calibration["peak_fp64_gflops_1t"] / 4
+                calibration[ceiling + "_all_gbps"] = calibration[ceiling + "_1t_gbps"] / 8
+            calibration["peak_fp64_gflops_all"] = calibration["peak_fp64_gflops_1t"] / 8
             json.dump(calibration, open(kept, "w"))
             reference = os.path.join(args.root, "reference", "lab3-openmp")
             report = grader.run("grade", "lab3", "--submission", reference, "--format", "json").json()

@@ -2,6 +2,8 @@
 // registered. Linked into every candidate and judge; compiled once per lab and flags.
 #include <labkit/labkit.h>
 
+#include "fresh_inputs.h"
+
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/syscall.h>
@@ -17,9 +19,7 @@
 #include <exception>
 #include <fstream>
 #include <map>
-#include <numeric>
 #include <nlohmann/json.hpp>
-#include <set>
 #include <sstream>
 #include <string>
 
@@ -206,137 +206,6 @@ Call parse_call(const std::string& text) {
   call.first = std::strtoull(text.c_str() + colon + 1, nullptr, 10);
   return call;
 }
-
-bool finite_element(const ArrayRef& array, std::int64_t i) {
-  switch (array.dtype) {
-    case DType::f32: return std::isfinite(static_cast<const float*>(array.data)[i]);
-    case DType::f64: return std::isfinite(static_cast<const double*>(array.data)[i]);
-    default: return true;
-  }
-}
-
-// Changes and restores the inputs for fresh calls (Problem::inputs_changed in labkit.h says what and why).
-//
-// Two changes per call. A few elements of every input take other elements' values (fresh_elements()), so a cache
-// keyed on the inputs misses. And where a call has two inputs or more, the smallest one whose values are all
-// finite is rotated as a whole by a secret number of elements, never a whole number of rows: a submission that
-// keeps a copy of the last inputs and diffs against it would otherwise update a matrix product's answer for a
-// few changed elements in O(n) and spend the rest of the call spinning to a believable time. After a rotation no
-// part of the last answer holds: row i of A now ends with the start of row i + 1, so every entry of C = A B
-// needs its whole sum again (docs/threat-model.md). A rotation costs one pass over the smaller operand.
-class FreshInputs {
- public:
-  // Restores what setup() built, then applies call `index`'s changes (index 0 is no change).
-  void apply(Problem& problem, std::uint64_t seed, std::uint64_t index) {
-    std::map<std::string, std::vector<std::int64_t>> touched;
-    std::set<std::string> whole;
-    for (auto it = saved_.rbegin(); it != saved_.rend(); ++it) {  // reverse: a position changed twice ends original
-      std::memcpy(element(it->array, it->offset), it->bytes, dtype_size(arrays_[it->array].dtype));
-      touched[arrays_[it->array].name].push_back(it->offset);
-    }
-    saved_.clear();
-    if (rotation_ != 0) {  // undone after the elements: they were changed in the rotated array
-      rotate_left(rotated_, arrays_[rotated_].elements() - rotation_);
-      whole.insert(arrays_[rotated_].name);
-      rotation_ = 0;
-    }
-    if (index != 0) {
-      if (arrays_.empty()) {
-        arrays_ = problem.inputs();
-        rotated_ = array_to_rotate();
-      }
-      std::uint64_t mixed = seed ^ (index * 0x9e3779b97f4a7c15ULL);
-      Rng rng(mixed);
-      if (rotated_ < arrays_.size()) {
-        rotation_ = rotation(arrays_[rotated_], rng);
-        rotate_left(rotated_, rotation_);
-        whole.insert(arrays_[rotated_].name);
-      }
-      const int count = std::max(1, problem.fresh_elements());
-      for (std::size_t a = 0; a < arrays_.size(); ++a) {
-        const ArrayRef& array = arrays_[a];
-        const std::int64_t n = array.elements();
-        if (n < 2) continue;
-        const std::size_t size = dtype_size(array.dtype);
-        for (int k = 0; k < count; ++k) {
-          const std::int64_t target = rng.below(n), source = rng.below(n);
-          if (target == source || !finite_element(array, target) || !finite_element(array, source)) continue;
-          Saved saved{a, target, {}};
-          std::memcpy(saved.bytes, element(a, target), size);
-          saved_.push_back(saved);
-          std::memcpy(element(a, target), element(a, source), size);
-          touched[array.name].push_back(target);
-        }
-      }
-    }
-    for (const auto& name : whole) {  // every element of a rotated array changed
-      auto& elements = touched[name];
-      elements.resize(static_cast<std::size_t>(elements_of(name)));
-      std::iota(elements.begin(), elements.end(), std::int64_t{0});
-    }
-    if (touched.empty()) return;
-    std::vector<Problem::Changed> changed;
-    for (auto& [name, elements] : touched) changed.push_back({name, std::move(elements), whole.count(name) > 0});
-    problem.inputs_changed(changed);
-  }
-
-  bool pristine() const { return saved_.empty() && rotation_ == 0; }
-
- private:
-  struct Saved {
-    std::size_t array;
-    std::int64_t offset;
-    unsigned char bytes[8];
-  };
-
-  // The smallest input of two or more elements whose values are all finite (NaN may mark entries a harness
-  // leaves unused, which must stay where they are), where there are two inputs or more; none otherwise (a
-  // reduction's one input: diffing it costs a full read, which is the work itself).
-  std::size_t array_to_rotate() const {
-    std::size_t best = arrays_.size();
-    if (arrays_.size() < 2) return best;
-    for (std::size_t a = 0; a < arrays_.size(); ++a) {
-      const ArrayRef& array = arrays_[a];
-      if (array.elements() < 2 || (best < arrays_.size() && array.bytes() >= arrays_[best].bytes())) continue;
-      bool finite = true;
-      for (std::int64_t i = 0; i < array.elements() && finite; ++i) finite = finite_element(array, i);
-      if (finite) best = a;
-    }
-    return best;
-  }
-
-  // 1 to n - 1 elements, never a whole number of rows (the last extent): rotating by whole rows only permutes
-  // the rows of A, and so of C, which a cached C follows for free.
-  static std::int64_t rotation(const ArrayRef& array, Rng& rng) {
-    const std::int64_t n = array.elements();
-    const std::int64_t row = array.shape.size() > 1 ? array.shape.back() : 0;
-    std::int64_t by = 1 + rng.below(n - 1);
-    if (row > 1 && by % row == 0) by = by + 1 < n ? by + 1 : 1;
-    return by;
-  }
-
-  void rotate_left(std::size_t array, std::int64_t by) {
-    auto* first = static_cast<char*>(element(array, 0));
-    const auto size = static_cast<std::int64_t>(dtype_size(arrays_[array].dtype));
-    std::rotate(first, first + by * size, first + arrays_[array].elements() * size);
-  }
-
-  std::int64_t elements_of(const std::string& name) const {
-    for (const auto& array : arrays_)
-      if (array.name == name) return array.elements();
-    return 0;
-  }
-
-  // The harness's own arrays: inputs() hands out const views of memory the harness owns and may change.
-  void* element(std::size_t array, std::int64_t offset) {
-    return const_cast<char*>(static_cast<const char*>(arrays_[array].data)) +
-           offset * static_cast<std::int64_t>(dtype_size(arrays_[array].dtype));
-  }
-  std::vector<ArrayRef> arrays_;
-  std::vector<Saved> saved_;
-  std::size_t rotated_ = 0;      // which input is rotated (arrays_.size(): none); chosen at the first fresh call
-  std::int64_t rotation_ = 0;    // by how many elements it is rotated left now
-};
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

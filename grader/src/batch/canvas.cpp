@@ -25,28 +25,6 @@ std::string read_whole(const fs::path& path) {
   return text.str();
 }
 
-std::string trimmed(std::string_view text) {
-  const auto first = text.find_first_not_of(" \t");
-  if (first == std::string_view::npos) return "";
-  return std::string(text.substr(first, text.find_last_not_of(" \t") - first + 1));
-}
-
-std::string lower(std::string text) {
-  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return text;
-}
-
-// Column name -> index in the header row; -1 when absent.
-int column(const CsvRow& header, const std::string& name) {
-  for (std::size_t i = 0; i < header.fields.size(); ++i)
-    if (trimmed(header.fields[i]) == name) return static_cast<int>(i);
-  return -1;
-}
-
-std::string cell(const CsvRow& row, int index) {
-  return index >= 0 && static_cast<std::size_t>(index) < row.fields.size() ? trimmed(row.fields[index]) : "";
-}
-
 // A Canvas download names each student "<lastfirst>_<Canvas user id>" (batch/platform_export.h): the id is the
 // roster's ID.
 bool is_canvas_download_of(const CanvasStudent& student, const std::string& key) {
@@ -59,7 +37,7 @@ bool is_canvas_download_of(const CanvasStudent& student, const std::string& key)
 
 bool names_student(const CanvasStudent& student, const std::string& key) {
   if (key.empty()) return false;
-  const std::string login = lower(student.sis_login_id), wanted = lower(key);
+  const std::string login = ascii_lower(student.sis_login_id), wanted = ascii_lower(key);
   if (!login.empty() && (login == wanted || login.substr(0, login.find('@')) == wanted)) return true;
   return student.sis_user_id == key || student.id == key || is_canvas_download_of(student, key);
 }
@@ -76,11 +54,12 @@ CanvasRoster parse_canvas_roster(std::string_view text, const std::string& file)
   const std::vector<CsvRow> rows = parse_csv(text, file);
   if (rows.empty()) throw std::runtime_error(file + ": empty; export the roster from Canvas's Grades page (Export)");
   const CsvRow& header = rows.front();
-  const int name = column(header, "Student"), id = column(header, "ID");
+  const int name = column_index(header, "Student"), id = column_index(header, "ID");
   if (name < 0 || id < 0)
     throw std::runtime_error(file + ":1: no \"Student\" and \"ID\" columns; this is not a gradebook Canvas exported "
                              "(Grades > Export)");
-  const int sis = column(header, "SIS User ID"), login = column(header, "SIS Login ID"), section = column(header, "Section");
+  const int sis = column_index(header, "SIS User ID"), login = column_index(header, "SIS Login ID"),
+            section = column_index(header, "Section");
   CanvasRoster roster{file, login >= 0, {}};
   for (std::size_t r = 1; r < rows.size(); ++r) {
     const CsvRow& row = rows[r];
@@ -97,7 +76,7 @@ CanvasRoster read_canvas_roster(const fs::path& csv) { return parse_canvas_roste
 SubmissionMap parse_submission_map(std::string_view text, const std::string& file) {
   const std::vector<CsvRow> rows = parse_csv(text, file);
   if (rows.empty()) throw std::runtime_error(file + ": empty; it needs a header `submission,student`");
-  const int submission = column(rows.front(), "submission"), student = column(rows.front(), "student");
+  const int submission = column_index(rows.front(), "submission"), student = column_index(rows.front(), "student");
   if (submission < 0 || student < 0)
     throw std::runtime_error(file + ":1: no \"submission\" and \"student\" columns (the header is `submission,student`)");
   SubmissionMap map;

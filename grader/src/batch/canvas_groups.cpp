@@ -13,35 +13,10 @@ namespace grader {
 
 namespace fs = std::filesystem;
 
-namespace {
-
-std::string trimmed(std::string_view text) {
-  const auto first = text.find_first_not_of(" \t");
-  if (first == std::string_view::npos) return "";
-  return std::string(text.substr(first, text.find_last_not_of(" \t") - first + 1));
-}
-
-std::string lower(std::string text) {
-  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return text;
-}
-
-int column(const CsvRow& header, const std::string& name) {
-  for (std::size_t i = 0; i < header.fields.size(); ++i)
-    if (lower(trimmed(header.fields[i])) == name) return static_cast<int>(i);
-  return -1;
-}
-
-std::string cell(const CsvRow& row, int index) {
-  return index >= 0 && static_cast<std::size_t>(index) < row.fields.size() ? trimmed(row.fields[index]) : "";
-}
-
-}  // namespace
-
 bool CanvasGroupMember::is(const CanvasStudent& student) const {
   if (!canvas_user_id.empty() && canvas_user_id == student.id) return true;
   if (!user_id.empty() && user_id == student.sis_user_id) return true;
-  return !login_id.empty() && lower(login_id) == lower(student.sis_login_id);
+  return !login_id.empty() && ascii_lower(login_id) == ascii_lower(student.sis_login_id);
 }
 
 std::string CanvasGroupMember::label() const {
@@ -64,10 +39,12 @@ CanvasGroups parse_canvas_groups(std::string_view text, const std::string& file)
   const std::string how = "; export the group set from Canvas (People > Groups, the group set's menu, Export)";
   if (rows.empty()) throw std::runtime_error(file + ": empty" + how);
   const CsvRow& header = rows.front();
-  const int name = column(header, "name"), canvas_user = column(header, "canvas_user_id"), sis = column(header, "user_id"),
-            login = column(header, "login_id");
-  const int group_name = column(header, "group_name"), canvas_group = column(header, "canvas_group_id"),
-            sis_group = column(header, "group_id");
+  // The group-set export's column names, found whatever their case.
+  const int name = column_index(header, "name", true), canvas_user = column_index(header, "canvas_user_id", true),
+            sis = column_index(header, "user_id", true), login = column_index(header, "login_id", true);
+  const int group_name = column_index(header, "group_name", true),
+            canvas_group = column_index(header, "canvas_group_id", true),
+            sis_group = column_index(header, "group_id", true);
   if (canvas_user < 0 && sis < 0 && login < 0)
     throw std::runtime_error(file + ":1: no canvas_user_id, user_id or login_id column" + how);
   if (group_name < 0 && canvas_group < 0 && sis_group < 0)
@@ -87,7 +64,7 @@ CanvasGroups parse_canvas_groups(std::string_view text, const std::string& file)
     for (int index : {canvas_group, sis_group, group_name})
       if (key.empty() && !cell(row, index).empty()) key = std::to_string(index) + ":" + cell(row, index);
     if (key.empty()) continue;  // a student in no group of this set
-    for (const std::string& id : {"c:" + member.canvas_user_id, "s:" + member.user_id, "l:" + lower(member.login_id)}) {
+    for (const std::string& id : {"c:" + member.canvas_user_id, "s:" + member.user_id, "l:" + ascii_lower(member.login_id)}) {
       if (id.size() == 2) continue;
       auto [seen, fresh] = member_line.emplace(id, row.line);
       if (!fresh)

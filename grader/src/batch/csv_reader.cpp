@@ -1,5 +1,8 @@
 #include "batch/csv_reader.h"
 
+#include <algorithm>
+#include <cctype>
+
 namespace grader {
 
 std::vector<CsvRow> parse_csv(std::string_view text, const std::string& file) {
@@ -53,6 +56,29 @@ std::vector<CsvRow> parse_csv(std::string_view text, const std::string& file) {
   if (quoted) throw std::runtime_error(file + ":" + std::to_string(quote_line) + ": a quoted field never closes");
   if (field_started || !field.empty() || !row.fields.empty()) end_row();
   return rows;
+}
+
+std::string trimmed(std::string_view text) {
+  const auto first = text.find_first_not_of(" \t");
+  if (first == std::string_view::npos) return "";
+  return std::string(text.substr(first, text.find_last_not_of(" \t") - first + 1));
+}
+
+std::string ascii_lower(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return text;
+}
+
+int column_index(const CsvRow& header, std::string_view name, bool ignore_case) {
+  for (std::size_t i = 0; i < header.fields.size(); ++i) {
+    const std::string field = trimmed(header.fields[i]);
+    if ((ignore_case ? ascii_lower(field) : field) == name) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+std::string cell(const CsvRow& row, int index) {
+  return index >= 0 && static_cast<std::size_t>(index) < row.fields.size() ? trimmed(row.fields[index]) : "";
 }
 
 }  // namespace grader

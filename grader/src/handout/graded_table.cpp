@@ -1,13 +1,13 @@
 #include "handout/graded_table.h"
 
 #include <algorithm>
-#include <array>
 #include <cctype>
-#include <charconv>
 #include <cmath>
 #include <set>
 #include <sstream>
 #include <vector>
+
+#include "spec/expr.h"
 
 namespace grader {
 
@@ -16,19 +16,6 @@ namespace {
 constexpr std::string_view opening = "<!-- graded-table ";
 constexpr std::string_view closing = "<!-- /graded-table -->";
 
-// Shortest text that reads back as the same number: 10, 7.5, 1e-10.
-std::string number(double value) {
-  // Whole numbers as a reader writes them: 50000000, not 5e+07.
-  if (value == static_cast<double>(static_cast<long long>(value)) && std::abs(value) < 1e15)
-    return std::to_string(static_cast<long long>(value));
-  std::array<char, 64> buffer{};
-  auto [end, error] = std::to_chars(buffer.data(), buffer.data() + buffer.size(), value);
-  std::string text(buffer.data(), error == std::errc() ? end : buffer.data());
-  // 1e-06 as a reader writes it: 1e-6.
-  for (const char* padded : {"e-0", "e+0"})
-    if (auto at = text.find(padded); at != std::string::npos) text.erase(at + 2, 1);
-  return text;
-}
 
 // A table cell: a '|' would end it.
 std::string cell(std::string text) {
@@ -73,7 +60,7 @@ std::string params_text(const std::vector<Param>& params, const Names& names) {
 }
 
 std::string tolerance_text(const Tolerance& tolerance) {
-  return "atol " + number(tolerance.atol) + ", rtol " + number(tolerance.rtol);
+  return "atol " + readable_number(tolerance.atol) + ", rtol " + readable_number(tolerance.rtol);
 }
 
 bool is_visible(const CaseSpec& c) { return c.visibility == Visibility::visible; }
@@ -102,7 +89,7 @@ std::string correctness_table(const LabSpec& spec) {
         item_tolerance_used = true;
     }
     const std::string tolerances = item_tolerance_used ? tolerance_text(tolerance) : "each case's, after its name";
-    table += "| " + cell(item.name) + " | " + cell(variants) + " | " + number(item.points) + " | " + cell(tolerances) +
+    table += "| " + cell(item.name) + " | " + cell(variants) + " | " + readable_number(item.points) + " | " + cell(tolerances) +
              " | " + cell(cases) + " |\n";
   }
   return table;
@@ -128,7 +115,7 @@ std::string measures(const PerformanceItem& item, const Names& names) {
   if (!item.params.empty()) text += ", at " + params_text(item.params, names);
   std::string shortfall;
   for (const auto& [variable, least] : item.requires_machine)
-    shortfall += (shortfall.empty() ? "" : " or ") + variable + " < " + number(least);
+    shortfall += (shortfall.empty() ? "" : " or ") + variable + " < " + readable_number(least);
   if (!shortfall.empty()) text += "; not timed where " + shortfall;
   return text;
 }
@@ -141,11 +128,11 @@ std::string tiers_text(const PerformanceItem& item, const Names& names) {
     std::string at;
     if (tier.at.is_constant()) {
       const double value = tier.at.evaluate({});
-      at = item.metric == Metric::roofline ? number(value * 100) + "%" : number(value) + "x";
+      at = item.metric == Metric::roofline ? readable_number(value * 100) + "%" : readable_number(value) + "x";
     } else {
       at = code(tier.at.readable(names));
     }
-    text += (i == 0 ? number(tier.points) + " points at " : ", " + number(tier.points) + " at ") + at;
+    text += (i == 0 ? readable_number(tier.points) + " points at " : ", " + readable_number(tier.points) + " at ") + at;
   }
   if (item.metric == Metric::roofline) text += " of the roofline";
   return text;
@@ -159,7 +146,7 @@ std::string performance_table(const LabSpec& spec) {
     if (item.visibility != Visibility::visible) continue;
     const std::string how = measures(item, names), tiers = tiers_text(item, names);
     collect_used(how + " " + tiers, spec, used);
-    table += "| " + cell(item.name) + " | " + cell(how) + " | " + number(item.max_points()) + " | " + cell(tiers) + " |\n";
+    table += "| " + cell(item.name) + " | " + cell(how) + " | " + readable_number(item.max_points()) + " | " + cell(tiers) + " |\n";
   }
   if (!used.empty()) {
     table += "\nIn these formulas:\n\n";
@@ -179,8 +166,8 @@ std::string total_line(const LabSpec& spec) {
     if (std::any_of(item.cases.begin(), item.cases.end(), is_visible)) correctness += item.points;
   for (const PerformanceItem& item : spec.performance)
     if (item.visibility == Visibility::visible) performance += item.max_points();
-  return "Total: " + number(correctness + performance) + " points (" + number(correctness) + " correctness, " +
-         number(performance) + " performance).\n";
+  return "Total: " + readable_number(correctness + performance) + " points (" + readable_number(correctness) + " correctness, " +
+         readable_number(performance) + " performance).\n";
 }
 
 bool has_timed_items(const LabSpec& spec) {

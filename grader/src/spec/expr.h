@@ -35,6 +35,11 @@ class ExprEvalError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A number as a reader writes it, the shortest text that reads back as the same value: 50000000 (not 5e+07),
+// 7.5, 1e-10 (not 1e-010). Readable expressions and the handouts' tables print numbers so
+// (spec/expr_readable.cpp).
+std::string readable_number(double value);
+
 class Expr {
  public:
   Expr();  // the constant 0

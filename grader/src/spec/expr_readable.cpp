@@ -19,23 +19,11 @@ using Kind = Node::Kind;
 // How tightly each form binds: an operand that binds more loosely than its place needs is parenthesised.
 enum Binding { sum = 1, product = 2, negation = 3, power = 4, atom = 5 };
 
-std::string number_text(double value) {
-  // Whole numbers as a reader writes them: 50000000, not 5e+07.
-  if (value == static_cast<double>(static_cast<long long>(value)) && std::abs(value) < 1e15)
-    return std::to_string(static_cast<long long>(value));
-  std::array<char, 64> buffer{};
-  auto [end, error] = std::to_chars(buffer.data(), buffer.data() + buffer.size(), value);
-  std::string text(buffer.data(), error == std::errc() ? end : buffer.data());
-  // 1e-06 as a reader writes it: 1e-6.
-  for (const char* padded : {"e-0", "e+0"})
-    if (auto at = text.find(padded); at != std::string::npos) text.erase(at + 2, 1);
-  return text;
-}
 
 // Fully parenthesised, spaces removed: two trees are the same expression exactly when their keys are equal.
 std::string key(const Node& node) {
   switch (node.kind) {
-    case Kind::number: return number_text(node.value);
+    case Kind::number: return readable_number(node.value);
     case Kind::variable: return node.name;
     case Kind::negate: return "(-" + key(*node.operands[0]) + ")";
     case Kind::call: {
@@ -70,7 +58,7 @@ class Printer {
         if (named.key == own) return {named.name, atom};
     }
     switch (node.kind) {
-      case Kind::number: return {number_text(node.value), node.value < 0 ? negation : atom};
+      case Kind::number: return {readable_number(node.value), node.value < 0 ? negation : atom};
       case Kind::variable: return {node.name, atom};
       case Kind::negate: return {"-" + operand(*node.operands[0], negation), negation};
       case Kind::call: {
@@ -112,6 +100,19 @@ class Printer {
 };
 
 }  // namespace
+
+std::string readable_number(double value) {
+  // Whole numbers as a reader writes them: 50000000, not 5e+07.
+  if (value == static_cast<double>(static_cast<long long>(value)) && std::abs(value) < 1e15)
+    return std::to_string(static_cast<long long>(value));
+  std::array<char, 64> buffer{};
+  auto [end, error] = std::to_chars(buffer.data(), buffer.data() + buffer.size(), value);
+  std::string text(buffer.data(), error == std::errc() ? end : buffer.data());
+  // 1e-06 as a reader writes it: 1e-6.
+  for (const char* padded : {"e-0", "e+0"})
+    if (auto at = text.find(padded); at != std::string::npos) text.erase(at + 2, 1);
+  return text;
+}
 
 std::string Expr::readable(const std::vector<std::pair<std::string, Expr>>& names) const {
   std::vector<Named> keyed;

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <fstream>
 #include <iostream>
 #include <mutex>
 #include <system_error>
@@ -62,27 +63,31 @@ BuildInputs prepare_build_inputs(const Environment& env, const LabSpec& spec, co
   inputs.labkit_include = top / "labkit";
   fs::create_directories(inputs.lab_headers);
   fs::create_directories(inputs.labkit_include);
-  for (const auto& name : spec.build.headers) copy_readable(spec.dir / name, inputs.lab_headers / name);
-  for (const auto& entry : fs::recursive_directory_iterator(env.labkit_include()))
-    if (entry.is_regular_file())
-      copy_readable(entry.path(), inputs.labkit_include / entry.path().lexically_relative(env.labkit_include()));
 
   const fs::path link = top / "link";
-  fs::create_directories(link);
-  for (const auto& object : lab.harness_objects) {
-    inputs.harness_objects.push_back(link / object.filename());
-    copy_readable(object, inputs.harness_objects.back());
+  for (const auto& object : lab.harness_objects) inputs.harness_objects.push_back(link / object.filename());
+  const fs::path& library = Sandbox::get().filter_library();
+  std::error_code ec;
+  const fs::path seccomp = library.empty() ? fs::path() : library.parent_path() / "libseccomp.a";
+  if (!library.empty()) inputs.filter_library = link / library.filename();
+  if (!seccomp.empty() && fs::is_regular_file(seccomp, ec)) inputs.seccomp_archive = link / seccomp.filename();
+
+  // Copied once per work directory: every build of it (compile and link, the main one and each item's) reads the
+  // same files, and neither the build user nor the workers' user can change the grader's copies.
+  const fs::path copied = top / "copied";
+  if (!fs::exists(copied, ec)) {
+    for (const auto& name : spec.build.headers) copy_readable(spec.dir / name, inputs.lab_headers / name);
+    for (const auto& entry : fs::recursive_directory_iterator(env.labkit_include()))
+      if (entry.is_regular_file())
+        copy_readable(entry.path(), inputs.labkit_include / entry.path().lexically_relative(env.labkit_include()));
+    fs::create_directories(link);
+    for (std::size_t i = 0; i < lab.harness_objects.size(); ++i)
+      copy_readable(lab.harness_objects[i], inputs.harness_objects[i]);
+    if (!inputs.filter_library.empty()) copy_readable(library, inputs.filter_library);
+    if (!inputs.seccomp_archive.empty()) copy_readable(seccomp, inputs.seccomp_archive);
+    open_folders(top);
+    std::ofstream(copied) << "ok\n";
   }
-  if (const fs::path& library = Sandbox::get().filter_library(); !library.empty()) {
-    inputs.filter_library = link / library.filename();
-    copy_readable(library, inputs.filter_library);
-    std::error_code ec;
-    if (const fs::path seccomp = library.parent_path() / "libseccomp.a"; fs::is_regular_file(seccomp, ec)) {
-      inputs.seccomp_archive = link / seccomp.filename();
-      copy_readable(seccomp, inputs.seccomp_archive);
-    }
-  }
-  open_folders(top);
 
   // The staged files: copied with the submission's modes, which may keep others out.
   for (const auto& source : sources) {

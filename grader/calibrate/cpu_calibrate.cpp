@@ -6,6 +6,8 @@
 //   read-only bandwidth:  a dot product of two such arrays (kernels that only read, like a dot product,
 //                         a matrix-vector product or a reduction, are held to this one);
 //   FP64 peak:            independent fused multiply-add chains, as many as the vector units can keep busy.
+//
+// With `--probe` it prints only how far all threads outrun one on the FP64 kernel right now (see probe()).
 #include <omp.h>
 #include <sched.h>
 #include <unistd.h>
@@ -210,10 +212,9 @@ double chain_sum(vector_type v) {
   return total;
 }
 
-double peak_gflops(int threads) {
-  const long iterations = 20'000'000;
+double peak_gflops(int threads, long iterations = 20'000'000, int trials = 2) {
   const double total_flops = 2.0 * lanes * chains * static_cast<double>(iterations) * threads;
-  double elapsed = best_time(2, threads, [&] {
+  double elapsed = best_time(trials, threads, [&] {
 #pragma omp parallel num_threads(threads)
     {
       const vector_type m = vector_type{} + 0.999999999, c = vector_type{} + 1e-9;
@@ -241,13 +242,31 @@ struct Figures {
   }
 };
 
+// `--probe`: how far all threads outrun one on the FP64 kernel right now, in a tenth of a second. A grading runs
+// it beside a measurement that uses several threads: a machine that gives all threads much less than the
+// calibration found (a neighbour on the host, a hypervisor that takes a vCPU away without reporting steal
+// time) cannot be seen from inside this VM any other way. Each side runs about 10 ms per trial; the best of
+// three on one thread (its own CPU time) and the median of three on all of them, so a short lull between
+// bursts of contention does not hide it.
+int probe() {
+  const int all = omp_get_max_threads();
+  const long iterations = 5'000'000;
+  const double one = peak_gflops(1, iterations, 3);
+  double runs[3];
+  for (double& run : runs) run = peak_gflops(all, iterations, 1);
+  std::sort(runs, runs + 3);
+  std::printf("{\"threads\": %d, \"cpu_scaling_now\": %.3f}\n", all, one > 0 ? runs[1] / one : 0.0);
+  return 0;
+}
+
 }  // namespace
 
 // Rounds are repeated until the machine's best stops improving: a ceiling is what the machine can do, so
 // each figure keeps its best over the rounds, and the calibration is stable once a whole round moved none
 // of them by more than 3%. A machine that never settles (another program competing for the cores) is said
 // to be unstable in the output, and `grader calibrate` warns about it.
-int main() {
+int main(int argc, char** argv) {
+  if (argc > 1 && std::string(argv[1]) == "--probe") return probe();
   const int all = omp_get_max_threads();
   const std::size_t n = 40'000'000;  // 3 arrays of 320 MB: far beyond any last-level cache
   constexpr int min_rounds = 2, max_rounds = 5;

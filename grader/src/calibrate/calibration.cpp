@@ -137,12 +137,38 @@ std::optional<Calibration> load_calibration(const Environment& env) {
   }
 }
 
+namespace {
+
+fs::path cpu_program_path(const Environment& env) { return env.cache / "calibration" / ("cpu_calibrate-" + machine_id()); }
+
+}  // namespace
+
+std::optional<double> probe_cpu_scaling(const Environment& env) {
+  const fs::path program = cpu_program_path(env);
+  std::error_code error;
+  if (!fs::is_regular_file(program, error)) return std::nullopt;
+  // A program built by an older grader knows no --probe and would calibrate in full: the timeout ends it.
+  ToolOptions options;
+  options.timeout_seconds = 5;
+  const ToolResult run = run_tool({program.string(), "--probe"}, program.parent_path(), options);
+  if (!run.ok()) return std::nullopt;
+  try {
+    const auto brace = run.output.rfind('{');
+    if (brace == std::string::npos) return std::nullopt;
+    const json data = json::parse(run.output.substr(brace));
+    if (!data.contains("cpu_scaling_now")) return std::nullopt;
+    return data.at("cpu_scaling_now").get<double>();
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
 Calibration run_calibration(const Environment& env) {
   const fs::path dir = env.cache / "calibration";
   fs::create_directories(dir);
   const fs::path sources = env.root / "grader" / "calibrate";
   json data = build_and_run({env.cxx, "-std=c++20", "-O3", "-march=native", "-fopenmp"}, sources / "cpu_calibrate.cpp",
-                            dir / ("cpu_calibrate-" + machine_id()), dir, "CPU");
+                            cpu_program_path(env), dir, "CPU");
   Calibration c;
   c.cpu = cpu_from_json(data);
 

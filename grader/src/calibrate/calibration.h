@@ -72,6 +72,13 @@ std::optional<GpuCalibration> load_gpu_calibration(const Environment& env, const
 // storing each. Throws std::runtime_error if it cannot build or run.
 std::vector<GpuCalibration> run_gpu_calibrations(const Environment& env, const std::vector<std::string>& uuids);
 
+// What all threads reach against one on the FP64 kernel right now: the CPU calibration program, kept by
+// run_calibration, run with `--probe` (a tenth of a second). Set against the calibrated ratio it tells a
+// machine that is giving a multi-threaded measurement fewer cores than it has, where nothing inside the VM
+// shows why (a neighbour on the host's cores, a hypervisor taking a vCPU away without reporting steal
+// time). nullopt when the program is not here (a calibration from an older grader) or fails.
+std::optional<double> probe_cpu_scaling(const Environment& env);
+
 // Copies the calibration's figures into `machine`.
 void attach_calibration(MachineInfo& machine, const Calibration& calibration);
 

@@ -11,11 +11,11 @@
 namespace grader {
 
 // Empty when the candidate's reported median per call (`cand_reported`) agrees with what the grader measured
-// from outside, else why not (a SUSPECT verdict's details). `reps`: calls per round; `base` is the judge
-// when `base_is_judge`, and then measures the harness's overhead. A worker that dies here returns "": the
-// caller sees the dead worker.
-std::string cross_check_times(Worker& cand, const std::string& variant, double cand_reported, Worker& base,
-                              const std::string& base_variant, double base_reported, bool base_is_judge, int reps,
-                              FreshCalls& fresh, double timeout);
+// from outside, else why not (a SUSPECT verdict's details). `reps`: calls per round. What the harness does
+// around each call (fresh inputs, cache flushes) is seen from outside too; it is measured on trusted code, the
+// judge running `judge_variant` on inputs of the same shapes, and taken off. A worker that dies here returns
+// "": the caller sees the dead worker.
+std::string cross_check_times(Worker& cand, const std::string& variant, double cand_reported, Worker& judge,
+                              const std::string& judge_variant, int reps, FreshCalls& fresh, double timeout);
 
 }  // namespace grader

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "run/reaper.h"
+
 namespace grader {
 
 namespace {
@@ -79,7 +81,8 @@ double own_tree_seconds() {
     if (auto found = all.find(pid); found != all.end()) total += found->second.seconds;
     for (pid_t child : children[pid]) pending.push_back(child);
   }
-  return total;
+  // Sandboxed workers that were killed took their time with them (run/reaper.h): it was ours.
+  return total + unaccounted_cpu_seconds();
 }
 
 }  // namespace

@@ -256,9 +256,13 @@ bool measure_item(const PerformanceItem& item, const MeasureInputs& in, MeasureC
 
   // The times above are the workers' own; a submission shares its process with the timer. Check them
   // against the grader's own clock before they earn anything.
-  const std::string unreconciled =
-      cross_check_times(cand, item.variant, summarize(m.candidate.seconds).median, *baseline, baseline_variant,
-                        summarize(m.baseline.seconds).median, baseline == &j, reps_per_round, fresh, timeout);
+  // The harness's own cost per call is measured on judge code, on inputs of the candidate's shapes: the baseline
+  // when it is judge code, else the judge's cap (fast serial code), else the judge running the item's variant.
+  Worker& overhead_worker = baseline_is_candidate_code ? j : *baseline;
+  const std::string overhead_variant =
+      !baseline_is_candidate_code ? baseline_variant : (!item.baseline.cap.empty() ? item.baseline.cap : item.variant);
+  const std::string unreconciled = cross_check_times(cand, item.variant, summarize(m.candidate.seconds).median,
+                                                     overhead_worker, overhead_variant, reps_per_round, fresh, timeout);
   if (!cand.alive()) {
     Verdict v = cand.failure().verdict;
     std::string details = cand.failure().details;

@@ -31,13 +31,13 @@ bool Grading::prepare_workdir() {
   return true;
 }
 
-void Grading::warn_if_busy(const std::vector<std::string>& disturbed_items, double worst_cores) {
+void Grading::warn_if_busy(const std::vector<std::string>& disturbed_items) {
   if (disturbed_items.empty()) return;
   std::string items;
   for (const auto& name : disturbed_items) items += (items.empty() ? "" : "; ") + name;
-  report_.warnings.push_back("other programs used the CPU while this grading timed (up to " + fixed(worst_cores, 2) +
-                             " of a core on average, during: " + items + "): the figures and points of those "
-                             "items may be lower than on a quiet machine; grade again when it is quiet");
+  report_.warnings.push_back("other programs used the CPU while this grading timed, and measuring again did not "
+                             "escape them (" + items + "): the figures and points of those items may be lower than "
+                             "on a quiet machine; grade again when it is quiet");
 }
 
 bool Grading::build_everything() {
@@ -372,7 +372,7 @@ void Grading::run() {
         report_.warnings.push_back("--only " + options_.only + ": the other items were not graded, and the total "
                                    "counts only what was; grade without --only for the full score");
       timing_lock_ = {};
-      warn_if_busy(disturbed_items_, worst_foreign_cores_);
+      warn_if_busy(disturbed_items_);
     }
   } else {
     for (auto& test : report_.tests) {

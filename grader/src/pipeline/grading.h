@@ -19,6 +19,7 @@
 #include "calibrate/calibration.h"
 #include "core/environment.h"
 #include "data/manifest.h"
+#include "measure/foreign_load.h"
 #include "pipeline/grade.h"
 #include "report/report.h"
 #include "run/worker.h"
@@ -76,9 +77,9 @@ class Grading {
 
   bool prepare_workdir();
   // Other programs running while an item is timed slow its two sides unevenly, and roofline fractions
-  // are set against a calibration taken on a quiet machine: any load that could move a score is named in
-  // the report, once, with the items it touched.
-  void warn_if_busy(const std::vector<std::string>& disturbed_items, double worst_cores);
+  // are set against a calibration taken on a quiet machine: a disturbed item is measured again, and load
+  // that outlasted those measurements is named in the report, once, with the items it touched.
+  void warn_if_busy(const std::vector<std::string>& disturbed_items);
   bool build_everything();
   bool build_sanitized();
   // The submission compiled with item_flags and the --sanitize instrumentation, linked as workdir/<name>-sanitized.
@@ -121,6 +122,10 @@ class Grading {
   std::string machine_shortfall(const PerformanceItem& item) const;
   // Stages 7 and 8 for one item (measure/measure_item.h, score/score_item.h), with the workers this grading keeps.
   void measure(const PerformanceItem& item, TestResult& test);
+  // Empty when nothing but this grading ran while `item` was timed (since `load` began); else what disturbed
+  // it: other programs' CPU time, or, for an item on several threads, a machine that gave them fewer cores
+  // than its calibration found (probe_cpu_scaling). A disturbed measurement is taken again.
+  std::string disturbance(const PerformanceItem& item, const Variables& scope, const ForeignLoad& load);
   double judge_timeout() const { return spec_.limits.wall_seconds; }
 
   const Environment& env_;
@@ -128,8 +133,8 @@ class Grading {
   const GradeOptions& options_;
   Report& report_;
   Variables machine_;
-  std::vector<std::string> disturbed_items_;  // timed while other programs used the CPU
-  double worst_foreign_cores_ = 0;
+  std::vector<std::string> disturbed_items_;  // still disturbed after measuring again, each with what disturbed it
+  bool probe_unavailable_ = false;            // probe_cpu_scaling found no program here: not asked again
   std::optional<Calibration> calibration_;
   std::string visible_devices_;  // CUDA_VISIBLE_DEVICES of the workers, from claim_gpu(); empty: the grader's own
 

@@ -3,6 +3,7 @@
 // (score/score_item.h).
 #include <algorithm>
 
+#include "calibrate/calibration.h"
 #include "measure/foreign_load.h"
 #include "measure/measure_item.h"
 #include "measure/pool.h"
@@ -31,9 +32,11 @@ void Grading::measure(const PerformanceItem& item, TestResult& test) {
                            return start_worker(on_candidate ? candidate_build_.executable : lab_.judge,
                                                on_candidate ? "baseline-candidate" : "baseline-judge");
                          }};
-  if (!measure_item(item, in, context, test)) return;
   Variables scope = machine_;
   for (const auto& [name, value] : in.params) scope[name] = value;
+  ForeignLoad load;
+  if (!measure_item(item, in, context, test)) return;
+  std::string disturbed = disturbance(item, scope, load);
 
   // An interval that holds a tier threshold of this item, or of another item scored from the same timing, could
   // land on either side of it on a regrade: measure again and pool, within the lab's budget. Items whose
@@ -51,8 +54,11 @@ void Grading::measure(const PerformanceItem& item, TestResult& test) {
   };
   const auto ceilings = roofline_ceilings(item, scope, spec_.gpu, calibration_);
   const auto retries_began = steady::now();
-  for (int retry = 1; straddles() && seconds_since(retries_began) < spec_.timing.noise_retry_seconds; ++retry) {
-    progress("performance: " + item.name + ": within noise of a tier threshold, measuring again (" + std::to_string(retry) + ")");
+  for (int retry = 1; (!disturbed.empty() || straddles()) && seconds_since(retries_began) < spec_.timing.noise_retry_seconds;
+       ++retry) {
+    progress("performance: " + item.name + ": " +
+             (disturbed.empty() ? "within noise of a tier threshold" : "disturbed (" + disturbed + ")") +
+             ", measuring again (" + std::to_string(retry) + ")");
     // Seeds of their own, derived from the run's: a replay of the bundle measures again exactly alike.
     MeasureInputs again_in = in;
     const std::string suffix = "#" + std::to_string(retry);
@@ -61,15 +67,45 @@ void Grading::measure(const PerformanceItem& item, TestResult& test) {
     again_in.seeds.checks = derive_seed(options_.seed, "check/" + item.name + suffix);
     TestResult again = test;
     again.measurement.reset();
+    load = ForeignLoad();
     // A measurement again is held to every check the first one was: wrong outputs or a fooled timer stand.
     if (!measure_item(item, again_in, context, again)) {
       test = again;
       return;
     }
-    if (!pool_measurements(item, scope, ceilings, *test.measurement, *again.measurement)) break;
+    const std::string again_disturbed = disturbance(item, scope, load);
+    if (!disturbed.empty()) {
+      // What was timed while the machine was not ours is no measurement of the submission: it is replaced, not
+      // pooled, by this one (itself replaced in turn if it too was disturbed).
+      test.measurement = again.measurement;
+      disturbed = again_disturbed;
+    } else if (again_disturbed.empty()) {
+      if (!pool_measurements(item, scope, ceilings, *test.measurement, *again.measurement)) break;
+    }  // a quiet first measurement is kept, and a disturbed one never pooled into it
     test.measurement->noise_retries = retry;
   }
+  if (!disturbed.empty()) {
+    disturbed_items_.push_back(item.name + " (" + disturbed + ")");
+  }
   score_measurement(item, scope, test);
+}
+
+std::string Grading::disturbance(const PerformanceItem& item, const Variables& scope, const ForeignLoad& load) {
+  // A fifth of a core: well above the machine's own housekeeping, well below what moved lab3's scores.
+  if (const double cores = load.cores(); cores > 0.2) return "other programs used " + fixed(cores, 2) + " of a core";
+  // Several threads, on a machine whose calibration found them faster than one: ask it whether it still is. Four
+  // fifths of the calibrated ratio: a quiet machine's probe lands within a few percent of it, one core taken
+  // away halves it.
+  const double calibrated = machine_.at("cpu_scaling");
+  if (probe_unavailable_ || item.cpu_threads.evaluate(scope) < 2 || calibrated < 1.25) return "";
+  const std::optional<double> now = probe_cpu_scaling(env_);
+  if (!now) {
+    probe_unavailable_ = true;
+    return "";
+  }
+  if (*now >= 0.8 * calibrated) return "";
+  return "right after it, all threads computed only " + fixed(*now, 2) + "x what one thread does, against " +
+         fixed(calibrated, 2) + "x when this machine was calibrated";
 }
 
 std::string Grading::machine_shortfall(const PerformanceItem& item) const {
@@ -123,13 +159,7 @@ void Grading::grade_performance(const PerformanceItem& item, TestResult& test) {
       harvest_output(*candidate_);
       candidate_.reset();
     }
-    const ForeignLoad load;
     measure(item, test);
-    // A fifth of a core: well above the machine's own housekeeping, well below what moved lab3's scores.
-    if (const double cores = load.cores(); cores > 0.2) {
-      disturbed_items_.push_back(item.name);
-      worst_foreign_cores_ = std::max(worst_foreign_cores_, cores);
-    }
     measurements_[key] = test;
     return;
   }

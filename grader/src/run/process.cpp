@@ -603,6 +603,9 @@ void ChildProcess::end(Ending::Kind cause) {
   // setsid is still below it), but the leader dies first: a shell whose child died first would exit by itself
   // and hide our SIGKILL. What escapes both (its parent died first) is reaped below.
   const std::vector<pid_t> descendants = procfs::descendants_of(pid_);
+  // Their own time, read before they die: what a sandbox's namespace reaps is lost to our accounting (reaper.h).
+  // The leader's is not (we reap it), nor what a descendant reaped from its own children (its cutime).
+  record_unaccounted_cpu(procfs::own_cpu_seconds(descendants));
   ::kill(-pid_, SIGKILL);  // the leader is unreaped: -pid_ is still its group
   ::kill(pid_, SIGKILL);   // and the leader itself, should it have left its group
   for (const pid_t descendant : descendants) ::kill(descendant, SIGKILL);

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <map>
 #include <string>
@@ -62,6 +63,8 @@ long status_value(const std::string& status, const char* key) {
 constexpr int kStatParent = 4;
 constexpr int kStatProcessGroup = 5;
 constexpr int kStatResidentPages = 24;
+constexpr int kStatUserTicks = 14;
+constexpr int kStatSystemTicks = 15;
 
 }  // namespace
 
@@ -94,6 +97,16 @@ std::vector<pid_t> children_of(pid_t parent) {
     if (stat_field(read_proc_file(pid, "stat"), kStatParent) == parent) children.push_back(static_cast<pid_t>(pid));
   });
   return children;
+}
+
+double own_cpu_seconds(const std::vector<pid_t>& pids) {
+  static const double ticks = static_cast<double>(std::max(1L, sysconf(_SC_CLK_TCK)));
+  long total = 0;
+  for (const pid_t pid : pids) {
+    const std::string stat = read_proc_file(pid, "stat");
+    total += std::max(0L, stat_field(stat, kStatUserTicks)) + std::max(0L, stat_field(stat, kStatSystemTicks));
+  }
+  return static_cast<double>(total) / ticks;
 }
 
 std::vector<pid_t> descendants_of(pid_t root) {

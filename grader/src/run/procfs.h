@@ -22,6 +22,9 @@ long tasks_of_user(uid_t uid);
 // The processes whose parent is `parent`.
 std::vector<pid_t> children_of(pid_t parent);
 
+// CPU seconds (user + system, all threads) each of `pids` has used itself, summed; a process gone counts 0.
+double own_cpu_seconds(const std::vector<pid_t>& pids);
+
 // The processes below `root` in the process tree (children, their children...), not `root` itself.
 std::vector<pid_t> descendants_of(pid_t root);
 

@@ -17,6 +17,9 @@ namespace {
 std::mutex g_started_mutex;
 std::set<pid_t> g_started;  // guarded by g_started_mutex
 
+std::mutex g_unaccounted_mutex;
+double g_unaccounted_seconds = 0;  // guarded by g_unaccounted_mutex
+
 }  // namespace
 
 std::unique_lock<std::mutex> started_children_lock() { return std::unique_lock<std::mutex>(g_started_mutex); }
@@ -26,6 +29,16 @@ void register_started_child(pid_t pid) { g_started.insert(pid); }
 void forget_started_child(pid_t pid) {
   const std::lock_guard<std::mutex> lock(g_started_mutex);
   g_started.erase(pid);
+}
+
+void record_unaccounted_cpu(double seconds) {
+  const std::lock_guard<std::mutex> lock(g_unaccounted_mutex);
+  g_unaccounted_seconds += seconds;
+}
+
+double unaccounted_cpu_seconds() {
+  const std::lock_guard<std::mutex> lock(g_unaccounted_mutex);
+  return g_unaccounted_seconds;
 }
 
 void reap_orphans() {

@@ -23,4 +23,12 @@ void register_started_child(pid_t pid);  // call with the lock held
 void forget_started_child(pid_t pid);    // once it is reaped
 void reap_orphans();
 
+// CPU time the kernel will never hand back to us as children's time. A sandbox's pid namespace reaps what is
+// left in it when its init dies with SIGCHLD ignored, and the time of processes reaped that way is added to no
+// one: a sandboxed worker killed at the end of its work vanishes with every second it computed. ChildProcess
+// records their own time just before it kills them; ForeignLoad (measure/foreign_load.h), which sets the
+// machine's busy time against ours, adds it back, or our workers would read as other programs' load.
+void record_unaccounted_cpu(double seconds);
+double unaccounted_cpu_seconds();  // everything recorded in this process so far
+
 }  // namespace grader

@@ -5,10 +5,14 @@
 //   - `lie = 1` in a case's or benchmark's parameters makes time_once() report a tenth of the time it measured:
 //     a harness built to lie, standing in for a submission that fooled the timer it shares its process with.
 //     Only the grader's outside timing (grader/src/measure/cross_check.cpp) can catch that.
+//   - `harness_ms = M` makes the harness spend M ms of its own before each call (in poison(), outside the timed
+//     region), as a lab whose fresh inputs are large against a short call does: the grader's outside timing must
+//     take the harness's share off before it compares (e2e_disturbed.py).
 //   - x and y are never freed. Submissions of this lab leave threads running on them after the call returns;
 //     freed under such a thread, they would crash the worker at the next setup and hide the verdict under test.
 #include <labkit/labkit.h>
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -24,6 +28,7 @@ std::vector<double>& kept_vector() { return *new std::vector<double>(); }
 struct Trust : labkit::Problem {
   std::int64_t n = 0;
   bool lie = false;
+  double harness_seconds = 0;
   std::vector<double>& x = kept_vector();
   std::vector<double>& y = kept_vector();
 
@@ -32,12 +37,18 @@ struct Trust : labkit::Problem {
   void setup(labkit::Case& c) override {
     n = c.params.integer("n");
     lie = c.params.integer("lie", 0) != 0;
+    harness_seconds = static_cast<double>(c.params.integer("harness_ms", 0)) * 1e-3;
     if (n < 1) throw labkit::Error("lab90 needs n >= 1, got n=" + std::to_string(n));
     c.input("x", x, {n}, -1.0, 1.0);
     y.resize(static_cast<std::size_t>(n));
   }
 
-  void poison() override { labkit::poison(y); }
+  void poison() override {
+    labkit::poison(y);
+    const auto began = std::chrono::steady_clock::now();
+    while (std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count() < harness_seconds) {
+    }
+  }
 
   void run(std::string_view variant) override {
     if (variant != "eval") throw labkit::Error("lab90 has no variant '" + std::string(variant) + "' (eval)");

@@ -1,0 +1,126 @@
+"""e2e_disturbed.py: timings that something other than the submission spoiled. Registered into e2e.py's CHECKS by
+checks(e2e), like e2e_replay.py. Both grade tests/submissions/lab90-trust/honest in a temporary root holding lab90.
+
+    trust-heavy-harness   an item whose baseline is the candidate's own code (as lab3's scaling items are), and
+                          whose harness spends 100 ms before every call of 10 to 40 ms (as a lab does whose fresh
+                          inputs are large against a short call). The grader's outside timing sees call and harness
+                          together; it must take the harness's share off, measured on judge code, or it calls the
+                          honest submission's reported times a lie. Before that, lab3's reference was SUSPECT on
+                          lower-triangular scaling: 20.4 ms reported, 41.5 ms seen from outside. The same item
+                          must not read as disturbed: its baseline process, sandboxed and killed at the end, is the
+                          grader's own work, though the kernel never hands its CPU time back.
+    disturbed-then-quiet  a program spins on a core from the moment the honest item is timed until the grader says
+                          that measurement was disturbed: the item is measured again, the disturbed measurement is
+                          thrown away rather than averaged in, and the report carries no busy warning.
+"""
+import json
+import os
+import pty
+import subprocess
+import sys
+import tempfile
+
+HEAVY_ITEM = "own baseline, heavy harness"
+# Appended to the temporary root's copy of lab90's lab.toml: tests/labs/lab90-trust/harness.cpp reads harness_ms.
+HEAVY_ITEM_TOML = """
+[[performance]]
+name = "%s"
+variant = "eval"
+params = { n = 524288, harness_ms = 100 }
+baseline = { process = "candidate", params = { harness_ms = 100 } }
+flops = "96*n"
+metric = "speedup"
+tiers = [ { at = 0.25, points = 10 } ]
+""" % HEAVY_ITEM
+
+
+def check_heavy_harness(e2e, grader, args):
+    submission = os.path.join(args.root, "tests", "submissions", e2e.TRUST_LAB, "honest")
+    with e2e.trust_root(args) as root:
+        with open(os.path.join(root, "labs", e2e.TRUST_LAB, "lab.toml"), "a") as spec:
+            spec.write(HEAVY_ITEM_TOML)
+        report = grader.run("grade", "lab90", "--submission", submission, "--only", HEAVY_ITEM, "--format", "json",
+                            root=root).json()
+    print("seed %s" % report.get("seed"))
+    item = e2e.tests_by_name(report)[HEAVY_ITEM]
+    print("%s: %s, %r points (%s)" % (HEAVY_ITEM, item["status"], item["score"], item["details"]))
+    e2e.check(item["status"] == "passed" and item["score"] == 10, "the honest submission's item is %r with %r "
+              "points (%s): the harness's own time was charged to it" % (item["status"], item["score"], item["details"]))
+    # The candidate's baseline process is sandboxed and killed when the measurement ends; the kernel does not hand
+    # its CPU time back to the grader (run/reaper.h). Counted as other programs' load, it used to mark every such
+    # measurement disturbed on a quiet machine.
+    e2e.check(not any(e2e.BUSY_WARNING in w for w in report.get("warnings", [])),
+              "the grader's own baseline process was taken for another program: %r" % report.get("warnings"))
+
+
+def grade_watching_progress(grader, root, submission, item, on_line):
+    """Grades one item (--only) with stderr on a terminal, so that the grader prints its progress lines;
+    on_line(text) sees all of the progress so far after each read. Returns (exit code, stdout, progress)."""
+    env = dict(os.environ, NO_COLOR="1")
+    env.pop("GRADER_ROOT", None)
+    argv = [grader.binary, "--root", root, "grade", "lab90", "--submission", submission, "--only", item,
+            "--format", "json"]
+    master, slave = pty.openpty()
+    with tempfile.TemporaryFile(mode="w+") as out:
+        process = subprocess.Popen(argv, stdout=out, stderr=slave, env=env)
+        os.close(slave)
+        seen = ""
+        while True:
+            try:
+                data = os.read(master, 4096)
+            except OSError:  # the terminal closes with the grader
+                break
+            if not data:
+                break
+            seen += data.decode(errors="replace")
+            on_line(seen)
+        os.close(master)
+        code = process.wait(timeout=600)
+        out.seek(0)
+        return code, out.read(), seen
+
+
+def check_disturbed_then_quiet(e2e, grader, args):
+    submission = os.path.join(args.root, "tests", "submissions", e2e.TRUST_LAB, "honest")
+    burner = []
+    timing = "performance: %s: timing" % e2e.TRUST_HONEST
+    disturbed = "performance: %s: disturbed (" % e2e.TRUST_HONEST
+
+    def on_progress(seen):
+        if not burner and timing in seen:
+            burner.append(subprocess.Popen([sys.executable, "-c", "while True: pass"]))
+        if burner and burner[0].poll() is None and disturbed in seen:
+            burner[0].kill()
+            burner[0].wait()
+
+    try:
+        with e2e.trust_root(args) as root:
+            code, stdout, progress = grade_watching_progress(grader, root, submission, e2e.TRUST_HONEST,
+                                                             on_progress)
+    finally:
+        for process in burner:
+            process.kill()
+            process.wait()
+    print(progress.replace("\r", "\n").replace("\033[K", ""))
+    e2e.check(burner, "the grader never said it was timing %r" % e2e.TRUST_HONEST)
+    e2e.check(disturbed in progress, "a core spinning through the whole measurement did not make the grader measure "
+              "again (no %r in its progress)" % disturbed)
+    report = json.loads(stdout)
+    item = e2e.tests_by_name(report)[e2e.TRUST_HONEST]
+    retries = (item.get("measurement") or {}).get("noise_retries")
+    print("%s: %s, %r points, measured again %r time(s); warnings %r" % (
+        e2e.TRUST_HONEST, item["status"], item["score"], retries, report.get("warnings")))
+    e2e.check(code == e2e.ALL_PASSED, "exit code %d" % code)
+    e2e.check(item["status"] == "passed" and item["score"] == e2e.TRUST_PERFORMANCE[e2e.TRUST_HONEST],
+              "the item is %r with %r points (%s)" % (item["status"], item["score"], item["details"]))
+    e2e.check(retries is not None and retries >= 1, "the report does not count the measurement taken again: %r" % retries)
+    e2e.check(not any(e2e.BUSY_WARNING in w for w in report.get("warnings", [])),
+              "the report still warns of a busy machine, though the measurement it kept was quiet: %r" %
+              report.get("warnings"))
+
+
+def checks(e2e):
+    return {
+        "trust-heavy-harness": lambda grader, args: check_heavy_harness(e2e, grader, args),
+        "disturbed-then-quiet": lambda grader, args: check_disturbed_then_quiet(e2e, grader, args),
+    }

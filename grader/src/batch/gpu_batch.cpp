@@ -68,7 +68,7 @@ std::map<std::string, GpuCalibration> calibrate_gpus(const Environment& env, con
 
 StudentGrading on_claimed_gpu(StudentGrading grading, const ClaimGpu& claim, ClaimedGpu& claimed,
                               const std::map<std::string, GpuCalibration>& calibrations) {
-  grading.performance_mutex = nullptr;  // the GPU is this grading's alone until it ends: it is the timing slot
+  grading.timing_gate = nullptr;  // the GPU is this grading's alone until it ends: it is the timing slot
   grading.claim_gpu = [&claim, &claimed, &calibrations] {
     const Gpu gpu = claim();
     claimed.gpu = gpu;

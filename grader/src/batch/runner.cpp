@@ -161,9 +161,9 @@ BatchCounts run_batch(const Environment& env, const LabSpec& spec, const std::ve
     todo.push_back(&s);
   }
 
-  std::mutex performance_mutex;
+  TimingGate timing_gate;
   StudentGrading grading = run.grading;
-  grading.performance_mutex = &performance_mutex;
+  grading.timing_gate = &timing_gate;
   std::mutex counts_mutex;
   ClassGrading shared{env, spec, store, run, progress, counts, counts_mutex};
   if (!run.gpus.empty()) {

@@ -1,6 +1,6 @@
 // runner.h: grades a list of students on this machine. Builds and correctness runs go on in parallel
-// (`jobs` students at a time); performance measurements take one process-wide lock, so only one student is
-// ever being timed and no student's timing is disturbed by another's. With --gpus (`gpus` below), one student per
+// (`jobs` students at a time); performance measurements pass one timing gate (pipeline/timing_gate.h), so only
+// one student is ever being timed and nothing else of the class runs beside it. With --gpus (`gpus` below), one student per
 // GPU instead, each GPU its own timing slot, claimed once the student's build is done (batch/gpu_slots.h). Each
 // student's files are stored the moment they are known; students already finished are skipped unless `force`, and
 // one graded again is recorded in the regrade log (batch/audit.h) with their old and new score.

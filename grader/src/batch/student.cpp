@@ -99,7 +99,7 @@ Report grade_folder(const Environment& env, const LabSpec& spec, const fs::path&
   options.seed = seed;
   options.quick = grading.quick;
   options.include_hidden = true;  // staff grading: hidden cases and items too
-  options.performance_mutex = grading.performance_mutex;
+  options.timing_gate = grading.timing_gate;
   options.claim_gpu = grading.claim_gpu;
   options.progress = grading.progress;
   Report report = grade_submission(env, spec, options);

@@ -28,9 +28,9 @@ struct StudentGrading {
   bool quick = false;
   UnpackLimits limits;
   std::filesystem::path scratch;  // where each archive gets its own work folder (then removed)
-  // Held by the pipeline around its performance items (GradeOptions::performance_mutex): one student's
-  // timing at a time. Null: no lock.
-  std::mutex* performance_mutex = nullptr;
+  // The class's timing gate (GradeOptions::timing_gate): one student times at a time, with nothing else of the
+  // class running beside it. Null: no gate (--gpus, where each GPU is its own timing slot).
+  TimingGate* timing_gate = nullptr;
   std::function<void(const std::string&)> progress;  // the pipeline's one-line status updates
   // Non-empty: this student's replay bundle goes here (bundle/bundle.h). A submission refused before the
   // pipeline (a bad archive) has nothing to replay and gets none.

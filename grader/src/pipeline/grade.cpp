@@ -307,6 +307,9 @@ void Grading::leave_out(TestResult& test) const {
 
 void Grading::run() {
   const auto start = steady::now();
+  // In a batch, everything up to the first timed item is this grading's work: it runs beside other students'
+  // work, never beside anyone's timing (pipeline/timing_gate.h).
+  if (options_.timing_gate != nullptr) work_turn_.emplace(*options_.timing_gate);
   report_.machine = describe_machine();
   calibration_ = load_calibration(env_);
   const bool missing = !calibration_ || (spec_.gpu && !calibration_->gpu && !detect_gpu_arch().empty());
@@ -371,7 +374,7 @@ void Grading::run() {
       if (!options_.only.empty())
         report_.warnings.push_back("--only " + options_.only + ": the other items were not graded, and the total "
                                    "counts only what was; grade without --only for the full score");
-      timing_lock_ = {};
+      timing_turn_.reset();
       warn_if_busy(disturbed_items_);
     }
   } else {

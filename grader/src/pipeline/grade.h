@@ -12,6 +12,7 @@
 
 #include "calibrate/calibration.h"
 #include "core/environment.h"
+#include "pipeline/timing_gate.h"
 #include "report/report.h"
 #include "spec/lab_spec.h"
 
@@ -35,7 +36,9 @@ struct GradeOptions {
   std::string sanitize;
   std::string only;              // one item's name: grade it (and the correctness items a timed one needs) alone
   std::function<void(const std::string&)> progress;  // one-line status updates, may be empty
-  std::mutex* performance_mutex = nullptr;  // held while timing: a batch times one submission at a time
+  // A batch on this machine's CPUs: the grading's builds and correctness runs are its work, and its timing waits
+  // until no other grading works or times (pipeline/timing_gate.h). Null: a grading alone.
+  TimingGate* timing_gate = nullptr;
   std::filesystem::path keep_staged_in;     // non-empty: the staged files are copied here (a replay bundle's)
   // Set by `grader batch --gpus`: called once, when the build is done and before any worker starts (so builds
   // never hold a GPU); may block until a GPU is free, and throws when none is left.

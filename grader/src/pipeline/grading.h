@@ -153,7 +153,11 @@ class Grading {
   // Items that time the same thing (same variant, parameters, baseline) share one measurement and
   // differ only in how they score it: lab1 grades one timing by speedup and by roofline fraction.
   std::map<std::string, TestResult> measurements_;
-  std::unique_lock<std::mutex> timing_lock_;  // held from the first timed item to the end of the performance items
+  // With a batch's timing gate: this grading's work (builds, correctness) from the start, then its timing from the
+  // first timed item to the end of the performance items.
+  std::optional<TimingGate::Work> work_turn_;
+  std::optional<TimingGate::Timing> timing_turn_;
+  bool timing_started_ = false;
   std::map<std::string, std::string> variant_failures_;  // variant -> first failing case, for messages
 };
 

@@ -145,10 +145,15 @@ void Grading::grade_performance(const PerformanceItem& item, TestResult& test) {
   const std::string key = measurement_key(item);
   auto done = measurements_.find(key);
   if (done == measurements_.end()) {
-    // A batch grades several students at once but times one at a time. The slot is taken only when there
-    // is something to time, so students who fail correctness never queue for it.
-    if (!timing_lock_.owns_lock()) {
-      if (options_.performance_mutex != nullptr) timing_lock_ = std::unique_lock<std::mutex>(*options_.performance_mutex);
+    // A batch grades several students at once but times one at a time, with nothing else of the class running
+    // beside it. The turn is taken only when there is something to time, so students who fail correctness
+    // never queue for it.
+    if (!timing_started_) {
+      timing_started_ = true;
+      if (options_.timing_gate != nullptr) {
+        work_turn_.reset();  // this grading's own work would keep its timing waiting
+        timing_turn_.emplace(*options_.timing_gate);
+      }
       // Correctness is done with its processes (the race detectors' build among them): none may run
       // beside the timing.
       retire_all_variants();

@@ -35,9 +35,9 @@ void Grading::warn_if_busy(const std::vector<std::string>& disturbed_items) {
   if (disturbed_items.empty()) return;
   std::string items;
   for (const auto& name : disturbed_items) items += (items.empty() ? "" : "; ") + name;
-  report_.warnings.push_back("other programs used the CPU while this grading timed, and measuring again did not "
-                             "escape them (" + items + "): the figures and points of those items may be lower than "
-                             "on a quiet machine; grade again when it is quiet");
+  report_.warnings.push_back("other programs used the CPU while this grading timed (" + items + "): the figures "
+                             "and points of those items may be lower than on a quiet machine; grade again when it "
+                             "is quiet");
 }
 
 bool Grading::build_everything() {

@@ -77,8 +77,8 @@ class Grading {
 
   bool prepare_workdir();
   // Other programs running while an item is timed slow its two sides unevenly, and roofline fractions
-  // are set against a calibration taken on a quiet machine: a disturbed item is measured again, and load
-  // that outlasted those measurements is named in the report, once, with the items it touched.
+  // are set against a calibration taken on a quiet machine: load that took an item's cores is measured around
+  // (pipeline/performance.cpp), and load that remains is named in the report, once, with the items it touched.
   void warn_if_busy(const std::vector<std::string>& disturbed_items);
   bool build_everything();
   bool build_sanitized();
@@ -122,10 +122,15 @@ class Grading {
   std::string machine_shortfall(const PerformanceItem& item) const;
   // Stages 7 and 8 for one item (measure/measure_item.h, score/score_item.h), with the workers this grading keeps.
   void measure(const PerformanceItem& item, TestResult& test);
-  // Empty when nothing but this grading ran while `item` was timed (since `load` began); else what disturbed
-  // it: other programs' CPU time, or, for an item on several threads, a machine that gave them fewer cores
-  // than its calibration found (probe_cpu_scaling). A disturbed measurement is taken again.
-  std::string disturbance(const PerformanceItem& item, const Variables& scope, const ForeignLoad& load);
+  // What else happened on the machine while `item` was timed (since `load` began): other programs' CPU time, or,
+  // for an item on several threads, a machine that gave them fewer cores than its calibration found
+  // (probe_cpu_scaling). `what` is empty when nothing did; `measure_again` when the item's own threads were short
+  // of cores, so the measurement is worth nothing and is taken again.
+  struct Disturbance {
+    std::string what;
+    bool measure_again = false;
+  };
+  Disturbance disturbance(const PerformanceItem& item, const Variables& scope, const ForeignLoad& load);
   double judge_timeout() const { return spec_.limits.wall_seconds; }
 
   const Environment& env_;
@@ -133,7 +138,7 @@ class Grading {
   const GradeOptions& options_;
   Report& report_;
   Variables machine_;
-  std::vector<std::string> disturbed_items_;  // still disturbed after measuring again, each with what disturbed it
+  std::vector<std::string> disturbed_items_;  // timed while other programs ran (after any measuring again), with what ran
   bool probe_unavailable_ = false;            // probe_cpu_scaling found no program here: not asked again
   std::optional<Calibration> calibration_;
   std::string visible_devices_;  // CUDA_VISIBLE_DEVICES of the workers, from claim_gpu(); empty: the grader's own

@@ -36,7 +36,7 @@ void Grading::measure(const PerformanceItem& item, TestResult& test) {
   for (const auto& [name, value] : in.params) scope[name] = value;
   ForeignLoad load;
   if (!measure_item(item, in, context, test)) return;
-  std::string disturbed = disturbance(item, scope, load);
+  Disturbance disturbed = disturbance(item, scope, load);
 
   // An interval that holds a tier threshold of this item, or of another item scored from the same timing, could
   // land on either side of it on a regrade: measure again and pool, within the lab's budget. Items whose
@@ -54,10 +54,10 @@ void Grading::measure(const PerformanceItem& item, TestResult& test) {
   };
   const auto ceilings = roofline_ceilings(item, scope, spec_.gpu, calibration_);
   const auto retries_began = steady::now();
-  for (int retry = 1; (!disturbed.empty() || straddles()) && seconds_since(retries_began) < spec_.timing.noise_retry_seconds;
+  for (int retry = 1; (disturbed.measure_again || straddles()) && seconds_since(retries_began) < spec_.timing.noise_retry_seconds;
        ++retry) {
     progress("performance: " + item.name + ": " +
-             (disturbed.empty() ? "within noise of a tier threshold" : "disturbed (" + disturbed + ")") +
+             (disturbed.measure_again ? "disturbed (" + disturbed.what + ")" : "within noise of a tier threshold") +
              ", measuring again (" + std::to_string(retry) + ")");
     // Seeds of their own, derived from the run's: a replay of the bundle measures again exactly alike.
     MeasureInputs again_in = in;
@@ -73,39 +73,45 @@ void Grading::measure(const PerformanceItem& item, TestResult& test) {
       test = again;
       return;
     }
-    const std::string again_disturbed = disturbance(item, scope, load);
-    if (!disturbed.empty()) {
-      // What was timed while the machine was not ours is no measurement of the submission: it is replaced, not
-      // pooled, by this one (itself replaced in turn if it too was disturbed).
+    const Disturbance again_disturbed = disturbance(item, scope, load);
+    if (disturbed.measure_again) {
+      // What was timed while the item's threads did not have their cores is no measurement of the submission: it
+      // is replaced, not pooled, by this one (itself replaced in turn if it too was short of cores).
       test.measurement = again.measurement;
       disturbed = again_disturbed;
-    } else if (again_disturbed.empty()) {
+    } else if (!again_disturbed.measure_again) {
       if (!pool_measurements(item, scope, ceilings, *test.measurement, *again.measurement)) break;
-    }  // a quiet first measurement is kept, and a disturbed one never pooled into it
+      if (disturbed.what.empty()) disturbed = again_disturbed;
+    }  // a measurement that had its cores is kept, and one that did not never pooled into it
     test.measurement->noise_retries = retry;
   }
-  if (!disturbed.empty()) {
-    disturbed_items_.push_back(item.name + " (" + disturbed + ")");
-  }
+  if (!disturbed.what.empty()) disturbed_items_.push_back(item.name + " (" + disturbed.what + ")");
   score_measurement(item, scope, test);
 }
 
-std::string Grading::disturbance(const PerformanceItem& item, const Variables& scope, const ForeignLoad& load) {
-  // A fifth of a core: well above the machine's own housekeeping, well below what moved lab3's scores.
-  if (const double cores = load.cores(); cores > 0.2) return "other programs used " + fixed(cores, 2) + " of a core";
+Grading::Disturbance Grading::disturbance(const PerformanceItem& item, const Variables& scope, const ForeignLoad& load) {
+  const double threads = machine_.at("threads");
+  const double item_threads = std::clamp(item.cpu_threads.evaluate(scope), 1.0, std::max(1.0, threads));
+  // A fifth of a core: well above the machine's own housekeeping, well below what moved lab3's scores. Such load
+  // is named in the report; it takes CPU time from the item itself only when the item's threads and the load
+  // together need more cores than there are (a program spinning on one core of two leaves a one-thread item its
+  // core, but halves lab3's all-thread run), and only then is the measurement worth nothing.
+  if (const double cores = load.cores(); cores > 0.2)
+    return {"other programs used " + fixed(cores, 2) + " of a core", cores + item_threads > threads + 0.2};
   // Several threads, on a machine whose calibration found them faster than one: ask it whether it still is. Four
   // fifths of the calibrated ratio: a quiet machine's probe lands within a few percent of it, one core taken
   // away halves it.
   const double calibrated = machine_.at("cpu_scaling");
-  if (probe_unavailable_ || item.cpu_threads.evaluate(scope) < 2 || calibrated < 1.25) return "";
+  if (probe_unavailable_ || item_threads < 2 || calibrated < 1.25) return {};
   const std::optional<double> now = probe_cpu_scaling(env_);
   if (!now) {
     probe_unavailable_ = true;
-    return "";
+    return {};
   }
-  if (*now >= 0.8 * calibrated) return "";
-  return "right after it, all threads computed only " + fixed(*now, 2) + "x what one thread does, against " +
-         fixed(calibrated, 2) + "x when this machine was calibrated";
+  if (*now >= 0.8 * calibrated) return {};
+  return {"right after it, all threads computed only " + fixed(*now, 2) + "x what one thread does, against " +
+              fixed(calibrated, 2) + "x when this machine was calibrated",
+          true};
 }
 
 std::string Grading::machine_shortfall(const PerformanceItem& item) const {

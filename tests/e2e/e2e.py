@@ -1054,11 +1054,14 @@ def check_lab3_serial_waster(grader, args):
     for item in LAB3_SCALING:
         test = tests[item]
         print("%s: %s, %r points (%s)" % (item, test["status"], test["score"], test["details"]))
-        # The dot product's serial code and the judge's cap are the same memory-bound loop: their ratio is 1 give or
-        # take the machine's noise, and its tier starts a little above 1. A tenth of its points is noise; more was bought.
-        allowed = 1.0 if item.startswith("dot") else 0
-        check(test["score"] <= allowed, "scaling item %r scores %r, expected 0: the slowed one-thread run bought "
-              "points (%s)" % (item, test["score"], test["details"]))
+        # This serial code and the judge's cap are the same loop, so the yardstick's ratio is 1 give or take the
+        # machine's noise and where each process's arrays happen to lie (the CI's AMD VM once read 1.21x, interval
+        # 1.03x to 1.23x), while the items' first points come at 1.2x (matmul) or a little above 1 (the dot
+        # product). An interval that holds that threshold is scored at its upper end, so a sliver of points is
+        # noise; a tenth of the item or more was bought (the slowed run alone would be worth full marks).
+        allowed = 0.1 * test["max_score"]
+        check(test["score"] <= allowed, "scaling item %r scores %r, expected at most %r: the slowed one-thread run "
+              "bought points (%s)" % (item, test["score"], allowed, test["details"]))
         # Where the calibration says the machine cannot measure the item (lab.toml's requires_machine: on the AMD VMs
         # one core saturates memory, so the dot product is not timed), it is not run, and its points leave the total.
         # Two rows of the same variant: each names its thread count, or both would read "candidate <variant>".

@@ -31,6 +31,16 @@ bool Grading::prepare_workdir() {
   return true;
 }
 
+void Grading::use_calibration(std::optional<Calibration> calibration) {
+  calibration_ = std::move(calibration);
+  if (!calibration_) return;
+  attach_calibration(report_.machine, *calibration_);
+  add_calibrated_scaling(machine_, *calibration_);
+  if (!report_.machine.calibration_stable && !options_.quick)
+    report_.warnings.push_back("this machine's calibration never settled (it was taken while other programs ran): "
+                               "roofline fractions may be off; run `grader calibrate` on a quiet machine");
+}
+
 void Grading::warn_if_busy(const std::vector<std::string>& disturbed_items) {
   if (disturbed_items.empty()) return;
   std::string items;
@@ -311,19 +321,7 @@ void Grading::run() {
   // work, never beside anyone's timing (pipeline/timing_gate.h).
   if (options_.timing_gate != nullptr) work_turn_.emplace(*options_.timing_gate);
   report_.machine = describe_machine();
-  calibration_ = load_calibration(env_);
-  const bool missing = !calibration_ || (spec_.gpu && !calibration_->gpu && !detect_gpu_arch().empty());
-  if (missing && needs_calibration(spec_) && !options_.quick) {
-    progress("calibrating this machine once (memory bandwidth, FP64 peak); `grader calibrate` redoes it");
-    calibration_ = run_calibration(env_);
-  }
-  if (calibration_) {
-    attach_calibration(report_.machine, *calibration_);
-    add_calibrated_scaling(machine_, *calibration_);
-    if (!report_.machine.calibration_stable && !options_.quick)
-      report_.warnings.push_back("this machine's calibration never settled (it was taken while other programs ran): "
-                                 "roofline fractions may be off; run `grader calibrate` on a quiet machine");
-  }
+  use_calibration(load_calibration(env_));
 
   prepare_workdir();
   // A student release holds no hidden cases, only their number: the report still says how many there are.
@@ -344,6 +342,12 @@ void Grading::run() {
   }
 
   if (build_everything()) {
+    // Only a submission that built is timed: one that did not never waits for a calibration it cannot use.
+    const bool missing = !calibration_ || (spec_.gpu && !calibration_->gpu && !detect_gpu_arch().empty());
+    if (missing && needs_calibration(spec_) && !options_.quick) {
+      progress("calibrating this machine once (memory bandwidth, FP64 peak); `grader calibrate` redoes it");
+      use_calibration(run_calibration(env_));
+    }
     if (options_.claim_gpu) {
       try {
         claim_gpu();

@@ -76,6 +76,9 @@ class Grading {
   }
 
   bool prepare_workdir();
+  // Keeps `calibration` (none: the machine is not calibrated yet) and puts its figures in the report and the
+  // machine variables (cpu_scaling, memory_scaling).
+  void use_calibration(std::optional<Calibration> calibration);
   // Other programs running while an item is timed slow its two sides unevenly, and roofline fractions
   // are set against a calibration taken on a quiet machine: load that took an item's cores is measured around
   // (pipeline/performance.cpp), and load that remains is named in the report, once, with the items it touched.

@@ -198,6 +198,14 @@ def check_class(ctx, class_dir):
     gs = load(os.path.join(out, "gradescope", "s17-compile-error-folder.results.json"))
     check(gs["score"] == 0 and len(gs["tests"]) == 5, "s17's results.json: score %s, %d tests" % (gs["score"], len(gs["tests"])))
     check(not os.path.exists(os.path.join(out, "gradescope", "s02-fast-wrapped.results.json")), "--only graded others too")
+    # A student's feedback shows the compiler's words with their own file names, never the grader's work folder, its
+    # sandbox command line or the course's staff paths.
+    for name in ("s17-compile-error-folder.txt", "s17-compile-error-folder.json",
+                 os.path.join("gradescope", "s17-compile-error-folder.results.json")):
+        text = open(os.path.join(out, name)).read()
+        check("error:" in text, "%s does not show the compiler's error" % name)
+        for staff in ("/tmp/grader-", "bwrap", "build-inputs", ctx.root + "/reference"):
+            check(staff not in text, "%s names %r: %s" % (name, staff, text[:400]))
 
     # Refusals: unknown students, another mode or seed in the same folder.
     proc = ctx.batch(submissions, "--out", out, "--quick", "--only", "nobody", expect=2)

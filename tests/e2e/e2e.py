@@ -72,7 +72,8 @@ EXPECTED = {
     # The compiler's words with the student's own file name, the way an editor jumps to them.
     "does_not_compile": whole("build_error", r"does not compile",
                               build_log=r"(^|\n)src/matvec\.cpp:\d+:\d+: error: .*undeclared_sum"),
-    "segfaults": one_item("unrolled", "crash", r"SIGSEGV", case_details=r"killed by SIGSEGV"),
+    # The case names the function that crashed: each runs in its own process, so no other item pays for it.
+    "segfaults": one_item("unrolled", "crash", r"SIGSEGV", case_details=r"the unrolled version crashed: .*SIGSEGV"),
     "loops_forever": one_item("contiguous layout", "time_limit", r"no answer within|time limit|wall-clock",
                               case_details=r"."),
     "wrong_answer": one_item("unrolled", "wrong_answer", r"worst at \[\d+\]: expected \S+, got \S+"),
@@ -333,6 +334,13 @@ def check_slow_but_correct(grader, args):
         check(m is not None, "performance item %r has no measurement" % item)
         check(m["candidate"]["median_s"] > 0 and m["baseline"]["median_s"] > 0, "item %r: empty timings %r" % (item, m))
         check(m["speedup"] > 0, "item %r: speedup %r" % (item, m["speedup"]))
+        # The skeleton's matvec_contiguous TODO asks the student to compare the times of their three functions:
+        # lab1's items time the other two beside their own (lab.toml's compare), and the report carries them.
+        if item.startswith("unrolled"):
+            compared = {t["label"]: t for t in m.get("compare", [])}
+            for label in ("candidate rowptr", "candidate contiguous"):
+                check(label in compared and compared[label]["median_s"] > 0,
+                      "item %r does not show %r for comparison: %r" % (item, label, sorted(compared)))
     check(report["score"] == sum(LAB1_POINTS.values()), "score %r, expected %r" % (report["score"], sum(LAB1_POINTS.values())))
 
 
@@ -728,6 +736,12 @@ def check_text(grader, args):
         check(name in run.stdout, "the text report does not name %r" % name)
     check(re.search(r"worst at \[\d+\]", run.stdout), "the text report does not show the worst element")
     check(re.search(r"--seed \d+", run.stdout), "the text report does not say how to replay the run")
+    # What the student's code printed is shown, its start only (prints_junk floods stdout).
+    junk = grader.run("grade", "lab1", "--submission", os.path.join(args.submissions, "prints_junk"), "--quick")
+    check("your program printed (the start of it)" in junk.stdout,
+          "the text report does not show what the code printed:\n%s" % junk.stdout[-3000:])
+    printed = junk.stdout.split("your program printed (the start of it)", 1)[-1]
+    check(len(printed) < 8192, "the printed output is not cut: %d characters follow its heading" % len(printed))
 
 
 def check_output_file(grader, args):

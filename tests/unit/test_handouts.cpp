@@ -167,3 +167,17 @@ TEST_CASE("the instructor guide's tolerance examples quote each lab's lab.toml")
   }
   CHECK(quoted > 0);
 }
+
+// docs/lab-toml.md's [tolerance] example says whose it is ("# lab 1's") and must stay that lab's.
+TEST_CASE("docs/lab-toml.md's tolerance example quotes the lab it names") {
+  const std::string doc = read(course / "docs" / "lab-toml.md");
+  const std::regex example(R"(# lab ([0-9]+)'s\n\[tolerance\]\nrtol = ([0-9.eE+-]+)\natol = ([0-9.eE+-]+))");
+  std::smatch found;
+  REQUIRE_MESSAGE(std::regex_search(doc, found, example), "docs/lab-toml.md has no \"# lab N's\" [tolerance] example");
+  const std::string id = "lab" + found[1].str();
+  const auto specs = labs();
+  const auto spec = std::find_if(specs.begin(), specs.end(), [&](const LabSpec& s) { return s.id == id; });
+  REQUIRE_MESSAGE(spec != specs.end(), "the example names " << id << ", which is not a lab");
+  CHECK_MESSAGE(same(std::stod(found[2]), spec->tolerance.rtol), "its rtol " << found[2] << " is not " << id << "'s");
+  CHECK_MESSAGE(same(std::stod(found[3]), spec->tolerance.atol), "its atol " << found[3] << " is not " << id << "'s");
+}

@@ -19,6 +19,7 @@
 #include "cli/selftest_checks.h"
 #include "measure/foreign_load.h"
 #include "pipeline/grade.h"
+#include "pipeline/grading.h"
 #include "report/reference_points.h"
 #include "report/writers.h"
 
@@ -66,18 +67,17 @@ std::vector<std::string> shortfalls(const Report& report) {
 // their calibrated FP64 rate (the thresholds a grading's own disturbance check uses). A neighbour that had the
 // machine for a minute would otherwise spoil the second grading too. Returns the seconds waited.
 double wait_for_quiet(const Environment& env, double max_seconds) {
-  const auto calibration = load_calibration(env);
-  const double calibrated = calibration && calibration->cpu.peak_fp64_gflops_1t > 0
-                                ? calibration->cpu.peak_fp64_gflops_all / calibration->cpu.peak_fp64_gflops_1t
-                                : 0;
+  Variables machine = pipeline::machine_variables();
+  if (const auto calibration = load_calibration(env)) pipeline::add_calibrated_scaling(machine, *calibration);
+  const double calibrated = machine.at("cpu_scaling");
   const auto began = std::chrono::steady_clock::now();
   const auto waited = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count(); };
   while (waited() < max_seconds) {
     const ForeignLoad load;
     std::this_thread::sleep_for(std::chrono::seconds(1));
-    if (load.cores() > 0.2) continue;
+    if (load.cores() > noticeable_foreign_cores) continue;
     const std::optional<double> now = calibrated >= 1.25 ? probe_cpu_scaling(env) : std::nullopt;
-    if (!now || *now >= 0.8 * calibrated) break;
+    if (!now || *now >= short_of_cores_share * calibrated) break;
   }
   return waited();
 }

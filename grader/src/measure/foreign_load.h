@@ -13,6 +13,13 @@
 
 namespace grader {
 
+// Other programs' load worth naming: a fifth of a core, well above the machine's own housekeeping, well below
+// what moved lab3's scores.
+constexpr double noticeable_foreign_cores = 0.2;
+// A machine whose FP64 probe (probe_cpu_scaling) finds all threads under this share of their calibrated scaling
+// is giving them fewer cores than it has: a quiet machine lands within a few percent, one core taken away halves it.
+constexpr double short_of_cores_share = 0.8;
+
 class ForeignLoad {
  public:
   ForeignLoad();

@@ -36,9 +36,6 @@ void Grading::use_calibration(std::optional<Calibration> calibration) {
   if (!calibration_) return;
   attach_calibration(report_.machine, *calibration_);
   add_calibrated_scaling(machine_, *calibration_);
-  if (!report_.machine.calibration_stable && !options_.quick)
-    report_.warnings.push_back("this machine's calibration never settled (it was taken while other programs ran): "
-                               "roofline fractions may be off; run `grader calibrate` on a quiet machine");
 }
 
 void Grading::warn_if_busy(const std::vector<std::string>& disturbed_items) {
@@ -348,6 +345,9 @@ void Grading::run() {
       progress("calibrating this machine once (memory bandwidth, FP64 peak); `grader calibrate` redoes it");
       use_calibration(run_calibration(env_));
     }
+    if (calibration_ && !report_.machine.calibration_stable && !options_.quick)
+      report_.warnings.push_back("this machine's calibration never settled (it was taken while other programs ran): "
+                                 "roofline fractions may be off; run `grader calibrate` on a quiet machine");
     if (options_.claim_gpu) {
       try {
         claim_gpu();

@@ -92,15 +92,13 @@ void Grading::measure(const PerformanceItem& item, TestResult& test) {
 Grading::Disturbance Grading::disturbance(const PerformanceItem& item, const Variables& scope, const ForeignLoad& load) {
   const double threads = machine_.at("threads");
   const double item_threads = std::clamp(item.cpu_threads.evaluate(scope), 1.0, std::max(1.0, threads));
-  // A fifth of a core: well above the machine's own housekeeping, well below what moved lab3's scores. Such load
-  // is named in the report; it takes CPU time from the item itself only when the item's threads and the load
-  // together need more cores than there are (a program spinning on one core of two leaves a one-thread item its
-  // core, but halves lab3's all-thread run), and only then is the measurement worth nothing.
-  if (const double cores = load.cores(); cores > 0.2)
-    return {"other programs used " + fixed(cores, 2) + " of a core", cores + item_threads > threads + 0.2};
-  // Several threads, on a machine whose calibration found them faster than one: ask it whether it still is. Four
-  // fifths of the calibrated ratio: a quiet machine's probe lands within a few percent of it, one core taken
-  // away halves it.
+  // Noticeable load is named in the report; it takes CPU time from the item itself only when the item's threads
+  // and the load together need more cores than there are (a program spinning on one core of two leaves a
+  // one-thread item its core, but halves lab3's all-thread run), and only then is the measurement worth nothing.
+  if (const double cores = load.cores(); cores > noticeable_foreign_cores)
+    return {"other programs used " + fixed(cores, 2) + " of a core",
+            cores + item_threads > threads + noticeable_foreign_cores};
+  // Several threads, on a machine whose calibration found them faster than one: ask it whether it still is.
   const double calibrated = machine_.at("cpu_scaling");
   if (probe_unavailable_ || item_threads < 2 || calibrated < 1.25) return {};
   const std::optional<double> now = probe_cpu_scaling(env_);
@@ -108,7 +106,7 @@ Grading::Disturbance Grading::disturbance(const PerformanceItem& item, const Var
     probe_unavailable_ = true;
     return {};
   }
-  if (*now >= 0.8 * calibrated) return {};
+  if (*now >= short_of_cores_share * calibrated) return {};
   return {"right after it, all threads computed only " + fixed(*now, 2) + "x what one thread does, against " +
               fixed(calibrated, 2) + "x when this machine was calibrated",
           true};

@@ -182,6 +182,18 @@ def check_report_shape(report):
         check(0 <= test["score"] <= test["max_score"], "test %r scores %r of %r" % (test["name"], test["score"], test["max_score"]))
     total = sum(t["score"] for t in report["tests"])
     check(abs(total - report["score"]) < 1e-9, "score %r is not the sum of the tests' scores %r" % (report["score"], total))
+    # Where the time went: stages in the order they ran, adding up to (nearly) the whole grading.
+    stages = report.get("stage_seconds")
+    check(isinstance(stages, list) and stages, "the report has no stage_seconds: %r" % stages)
+    names = [s["stage"] for s in stages]
+    check(len(set(names)) == len(names), "a stage is listed twice: %r" % names)
+    check(names[0] == "staging", "the first stage is %r" % names[0])
+    if report["status"] == "graded":
+        check(names[:3] == ["staging", "build (lab)", "build (submission)"], "the first stages are %r" % names[:3])
+        check("correctness" in names, "a graded report's stages lack correctness: %r" % names)
+    spent = sum(s["seconds"] for s in stages)
+    check(0 < spent <= report["wall_seconds"] + 1e-6 and spent > 0.9 * report["wall_seconds"] - 0.5,
+          "the stages add up to %.2f s of a %.2f s grading" % (spent, report["wall_seconds"]))
 
 
 # --- checks ------------------------------------------------------------------------------------------

@@ -49,7 +49,7 @@ bool measure_item(const PerformanceItem& item, const MeasureInputs& in, MeasureC
   };
 
   // The oracle: the judge's naive code on the same inputs.
-  context.progress("performance: " + item.name + ": computing the expected outputs");
+  context.progress("expected outputs", "performance: " + item.name + ": computing the expected outputs");
   Worker& j = context.judge();
   std::vector<Array> expected;
   double judge_seconds = 0;
@@ -82,7 +82,7 @@ bool measure_item(const PerformanceItem& item, const MeasureInputs& in, MeasureC
 
   // Interleave baseline and candidate in rounds, so a change in the machine's load touches both alike;
   // warm up first; stop once both are steady, or at the lab's repetition or time budget.
-  context.progress("performance: " + item.name + ": timing");
+  context.progress("timing", "performance: " + item.name + ": timing");
   const auto& timing = context.spec.timing;
   const bool baseline_is_candidate_code =
       separate_baseline != nullptr && item.baseline.process == BaselineSpec::Process::candidate;

@@ -24,7 +24,7 @@ struct MeasureContext {
   const LabSpec& spec;
   const Variables& machine;  // this machine's variables (`threads`, the calibrated scaling)
   const std::optional<Calibration>& calibration;
-  std::function<void(const std::string&)> progress;
+  std::function<void(const char* stage, const std::string& line)> progress;  // enters a stage of the grading's clock
   std::function<Worker&()> judge;       // the judge, started if need be
   std::function<void()> forget_judge;   // after the judge failed: the next judge() starts a fresh one
   std::function<Worker&()> candidate;   // the candidate, started if need be

@@ -35,7 +35,7 @@ void Grading::grade_correctness(const CorrectnessItem& item, TestResult& test) {
       ++report_.hidden_tests_skipped;
       continue;
     }
-    progress("correctness: " + item.name + ": " + c.name);
+    progress("correctness", "correctness: " + item.name + ": " + c.name);
     Variables params;
     std::vector<Array> supplied, expected_from_dataset;
     if (!c.dataset.empty()) {

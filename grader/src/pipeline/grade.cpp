@@ -48,7 +48,7 @@ void Grading::warn_if_busy(const std::vector<std::string>& disturbed_items) {
 }
 
 bool Grading::build_everything() {
-  progress("staging " + options_.submission.string());
+  progress("staging", "staging " + options_.submission.string());
   StageResult staged = stage_submission(spec_, options_.submission, workdir_ / "src");
   if (staged.verdict != Verdict::passed) {
     report_.verdict = staged.verdict;
@@ -62,7 +62,7 @@ bool Grading::build_everything() {
     if (ec) report_.warnings.push_back("the replay bundle lacks the staged files: " + ec.message());
   }
 
-  progress("building the lab's harness and judge");
+  progress("build (lab)", "building the lab's harness and judge");
   try {
     lab_ = build_lab(env_, spec_);
   } catch (const LabBuildError& error) {
@@ -77,7 +77,7 @@ bool Grading::build_everything() {
   fs::copy_file(lab_.judge, workdir_ / "judge", fs::copy_options::overwrite_existing);
   lab_.judge = workdir_ / "judge";
 
-  progress("compiling the submission");
+  progress("build (submission)", "compiling the submission");
   staged_sources_ = staged.sources;
   candidate_build_ = compile_candidate(env_, spec_, lab_, staged.sources, workdir_);
   report_.build_log = candidate_build_.log;
@@ -131,7 +131,7 @@ CandidateBuild Grading::sanitized_build(const std::vector<std::string>& item_fla
   std::string shown;
   for (const auto& flag : item_flags) shown += flag + " ";
   shown += "-fsanitize=" + options_.sanitize;
-  progress("compiling the submission again, with " + shown);
+  progress("build (submission)", "compiling the submission again, with " + shown);
   CandidateBuild sanitized = compile_candidate(env_, spec_, lab_, staged_sources_, workdir_, flags, name + "-sanitized");
   if (sanitized.verdict == Verdict::passed)
     link_candidate(env_, spec_, lab_, sanitized, workdir_, name + "-sanitized", {"-fsanitize=" + options_.sanitize});
@@ -169,7 +169,7 @@ std::unique_ptr<Worker> Grading::start_worker(const fs::path& executable, const 
 }
 
 void Grading::claim_gpu() {
-  progress("waiting for a GPU");
+  progress("waiting for a GPU", "waiting for a GPU");
   const GpuAssignment gpu = options_.claim_gpu();
   visible_devices_ = gpu.uuid;
   report_.machine.gpu_index = gpu.index;
@@ -202,7 +202,7 @@ Grading::FlagBuild& Grading::flag_build(const std::vector<std::string>& flags) {
   FlagBuild& made = flag_builds_[flags];
   std::string shown;
   for (const auto& flag : flags) shown += (shown.empty() ? "" : " ") + flag;
-  progress("compiling the submission again, with " + shown);
+  progress("build (submission)", "compiling the submission again, with " + shown);
   const std::string name = "candidate-" + std::to_string(flag_builds_.size());
   made.build = compile_candidate(env_, spec_, lab_, staged_sources_, workdir_, flags, name);
   if (made.build.verdict != Verdict::passed) {
@@ -342,7 +342,7 @@ void Grading::run() {
     // Only a submission that built is timed: one that did not never waits for a calibration it cannot use.
     const bool missing = !calibration_ || (spec_.gpu && !calibration_->gpu && !detect_gpu_arch().empty());
     if (missing && needs_calibration(spec_) && !options_.quick) {
-      progress("calibrating this machine once (memory bandwidth, FP64 peak); `grader calibrate` redoes it");
+      progress("calibration", "calibrating this machine once (memory bandwidth, FP64 peak); `grader calibrate` redoes it");
       use_calibration(run_calibration(env_));
     }
     if (calibration_ && !report_.machine.calibration_stable && !options_.quick)
@@ -403,6 +403,8 @@ void Grading::run() {
     report_.score += test.score;
     report_.max_score += test.max_score;
   }
+  stages_.stop();
+  report_.stage_seconds = stages_.totals();
   report_.wall_seconds = seconds_since(start);
   if (!options_.keep_workdir) {
     std::error_code ec;

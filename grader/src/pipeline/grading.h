@@ -21,6 +21,7 @@
 #include "data/manifest.h"
 #include "measure/foreign_load.h"
 #include "pipeline/grade.h"
+#include "pipeline/stage_clock.h"
 #include "report/report.h"
 #include "run/worker.h"
 #include "spec/expr.h"
@@ -71,7 +72,9 @@ class Grading {
   void run();
 
  private:
-  void progress(const std::string& line) const {
+  // Enters `stage` of the grading (its clock: report.stage_seconds) and shows `line` to whoever watches.
+  void progress(const char* stage, const std::string& line) const {
+    stages_.enter(stage);
     if (options_.progress) options_.progress(line);
   }
 
@@ -136,6 +139,7 @@ class Grading {
   Disturbance disturbance(const PerformanceItem& item, const Variables& scope, const ForeignLoad& load);
   double judge_timeout() const { return spec_.limits.wall_seconds; }
 
+  mutable StageClock stages_;  // progress() is called from const helpers; the clock is bookkeeping
   const Environment& env_;
   const LabSpec& spec_;
   const GradeOptions& options_;

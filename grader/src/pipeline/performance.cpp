@@ -23,7 +23,7 @@ void Grading::measure(const PerformanceItem& item, TestResult& test) {
   MeasureContext context{spec_,
                          machine_,
                          calibration_,
-                         [this](const std::string& line) { progress(line); },
+                         [this](const char* stage, const std::string& line) { progress(stage, line); },
                          [this]() -> Worker& { return judge(); },
                          [this] { judge_.reset(); },
                          [this]() -> Worker& { return candidate(); },
@@ -56,7 +56,7 @@ void Grading::measure(const PerformanceItem& item, TestResult& test) {
   const auto retries_began = steady::now();
   for (int retry = 1; (disturbed.measure_again || straddles()) && seconds_since(retries_began) < spec_.timing.noise_retry_seconds;
        ++retry) {
-    progress("performance: " + item.name + ": " +
+    progress("timing", "performance: " + item.name + ": " +
              (disturbed.measure_again ? "disturbed (" + disturbed.what + ")" : "within noise of a tier threshold") +
              ", measuring again (" + std::to_string(retry) + ")");
     // Seeds of their own, derived from the run's: a replay of the bundle measures again exactly alike.

@@ -13,6 +13,13 @@ using json = nlohmann::json;
 
 double finite_or_zero(double value) { return std::isfinite(value) ? value : 0.0; }
 
+// In the order the stages first ran (a JSON object would sort them by name).
+json stage_seconds(const Report& report) {
+  json stages = json::array();
+  for (const auto& [stage, seconds] : report.stage_seconds) stages.push_back({{"stage", stage}, {"seconds", finite_or_zero(seconds)}});
+  return stages;
+}
+
 // Gradescope's visibility words (its autograder spec: hidden, after_due_date, after_published, visible). The lab's
 // "after_due_date" means shown once grades are out, which Gradescope calls after_published; its own after_due_date
 // would show the hidden inputs to every student the moment the deadline passes, before grading is done.
@@ -121,6 +128,7 @@ json to_json(const Report& report) {
           {"build_log", report.build_log},
           {"machine", machine},
           {"wall_seconds", report.wall_seconds},
+          {"stage_seconds", stage_seconds(report)},
           {"sanitizer", report.sanitizer_tool.empty() ? json(nullptr)
                                                       : json{{"tool", report.sanitizer_tool}, {"program", report.sanitizer_program},
                                                              {"errors", report.sanitizer_errors},

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "report/verdict.h"
@@ -103,6 +104,9 @@ struct Report {
   std::vector<std::string> warnings;  // about the run, not the submission (a busy machine)  // hidden items/cases a student's local run did not grade
   MachineInfo machine;
   double wall_seconds = 0;
+  // Where that time went: seconds per stage of the grading (staging, build (lab), build (submission), calibration,
+  // correctness, expected outputs, timing, ...), in the order the stages first ran (pipeline/stage_clock.h).
+  std::vector<std::pair<std::string, double>> stage_seconds;
   std::string sanitizer_tool;    // "memcheck", "racecheck"; empty when not asked for
   std::string sanitizer_program;  // "compute-sanitizer" (CUDA labs) or "GCC sanitizers" (CPU labs)
   int sanitizer_errors = -1;     // from its ERROR SUMMARY; -1 when it printed none

@@ -57,9 +57,15 @@ struct Matvec : labkit::Problem {
   // Fresh inputs (labkit.h): the row-pointer layout is a copy of A, so the changed elements go there too.
   void inputs_changed(const std::vector<Changed>& changed) override {
     if (rows.empty()) return;
-    for (const auto& array : changed)
-      if (array.name == "a")
-        for (std::int64_t e : array.elements) row_storage[static_cast<std::size_t>(e / n)][e % n] = a[static_cast<std::size_t>(e)];
+    for (const auto& array : changed) {
+      if (array.name != "a") continue;
+      if (array.all) {  // A itself rotated: every row again
+        for (std::int64_t r = 0; r < m; ++r)
+          std::copy_n(a.begin() + r * n, n, row_storage[static_cast<std::size_t>(r)].get());
+        continue;
+      }
+      for (std::int64_t e : array.elements) row_storage[static_cast<std::size_t>(e / n)][e % n] = a[static_cast<std::size_t>(e)];
+    }
   }
 
   std::vector<labkit::ArrayRef> inputs() override { return {labkit::ref("a", a, {m, n}), labkit::ref("x", x, {n})}; }

@@ -19,7 +19,8 @@ namespace labkit {
 // keeps a copy of the last inputs and diffs against it would otherwise update a matrix product's answer for a
 // few changed elements in O(n) and spend the rest of the call spinning to a believable time. After a rotation no
 // part of the last answer holds: row i of A now ends with the start of row i + 1, so every entry of C = A B
-// needs its whole sum again (docs/threat-model.md). A rotation costs one pass over the smaller operand.
+// needs its whole sum again (docs/threat-model.md). A rotation costs one copy of the smaller operand (from a copy of its original kept
+// for that), and a harness is told that the whole array changed, not every element of it.
 class FreshInputs {
  public:
   // Restores what setup() built, then applies call `index`'s changes (index 0 is no change).
@@ -41,8 +42,8 @@ class FreshInputs {
   // 1 to n - 1 elements, never a whole number of rows (the last extent): rotating by whole rows only permutes
   // the rows of A, and so of C, which a cached C follows for free.
   static std::int64_t rotation(const ArrayRef& array, Rng& rng);
-  void rotate_left(std::size_t array, std::int64_t by);
-  std::int64_t elements_of(const std::string& name) const;
+  // The rotated input becomes setup()'s original rotated left by `by` elements (0: the original itself).
+  void copy_rotated_from_pristine(std::int64_t by);
   // The harness's own arrays: inputs() hands out const views of memory the harness owns and may change.
   void* element(std::size_t array, std::int64_t offset);
 
@@ -50,6 +51,7 @@ class FreshInputs {
   std::vector<Saved> saved_;
   std::size_t rotated_ = 0;    // which input is rotated (arrays_.size(): none); chosen at the first fresh call
   std::int64_t rotation_ = 0;  // by how many elements it is rotated left now
+  std::vector<unsigned char> pristine_;  // the rotated input as setup() made it
 };
 
 }  // namespace labkit

@@ -198,12 +198,13 @@ class Problem {
   // CudaProblem updates the device copies named with mirror(); see cuda.h.
   //
   // Where a call has two inputs or more, the smallest one whose values are all finite is also rotated as a whole
-  // (by a secret number of elements, never whole rows), so that no part of the last answer still holds: its
-  // `elements` then lists every element, and `all` says so, for a copy that is cheaper to replace whole.
+  // (by a secret number of elements, never whole rows), so that no part of the last answer still holds: `all`
+  // then says that every element of it changed, and `elements` is empty (a copy is cheaper to replace whole than
+  // element by element, and a list of every element would cost more than the call being timed).
   struct Changed {
     std::string name;
     std::vector<std::int64_t> elements;  // row-major offsets into the array inputs() returned under `name`
-    bool all = false;                    // every element of the array changed (it was rotated)
+    bool all = false;                    // every element of the array changed (it was rotated); `elements` empty
   };
   virtual void inputs_changed(const std::vector<Changed>& changed) { (void)changed; }
 

@@ -298,3 +298,36 @@ TEST_CASE("ordinary work is untouched: files, memory, pipes, eventfd, time, its 
     return 0;
   }));
 }
+
+// What /proc/self/status says of the speculative store bypass mitigation ("vulnerable", "thread mitigated", ...).
+static std::string store_bypass_state() {
+  std::FILE* status = std::fopen("/proc/self/status", "r");
+  if (status == nullptr) return "";
+  char line[256];
+  std::string state;
+  while (std::fgets(line, sizeof line, status) != nullptr)
+    if (std::string(line).rfind("Speculation_Store_Bypass:", 0) == 0) state = line;
+  std::fclose(status);
+  return state;
+}
+
+TEST_CASE("the filter leaves the candidate's speculation mitigations as the judge's, so both run alike") {
+  // Where the kernel turns the mitigation on for every seccomp filter (before 5.16, or
+  // spec_store_bypass_disable=seccomp), a filter without SCMP_FLTATR_CTL_SSB would change this line, and
+  // memory-bound candidate code would run slower than the unfiltered judge's.
+  const std::string before = store_bypass_state();
+  int report[2];
+  REQUIRE(pipe(report) == 0);
+  const Outcome outcome = in_filtered_child(with_threads(false), [&] {
+    const std::string after = store_bypass_state();
+    return write(report[1], after.data(), after.size()) == static_cast<ssize_t>(after.size()) ? 0 : 20;
+  });
+  close(report[1]);
+  check_allowed(outcome);
+  std::string after;
+  char chunk[256];
+  ssize_t got;
+  while ((got = read(report[0], chunk, sizeof chunk)) > 0) after.append(chunk, static_cast<std::size_t>(got));
+  close(report[0]);
+  CHECK(after == before);
+}

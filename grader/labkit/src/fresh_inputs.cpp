@@ -25,7 +25,10 @@ void FreshInputs::apply(Problem& problem, std::uint64_t seed, std::uint64_t inde
   if (index != 0 && arrays_.empty()) {
     arrays_ = problem.inputs();
     rotated_ = array_to_rotate();
-    if (rotated_ < arrays_.size()) {  // the rotated input is rebuilt from this copy of what setup() made
+    // Rotated where the calls read it (a device copy) if the harness can; else the host array is rebuilt from
+    // this copy of what setup() made.
+    rotated_elsewhere_ = rotated_ < arrays_.size() && problem.rotate_copy(arrays_[rotated_].name, 0);
+    if (rotated_ < arrays_.size() && !rotated_elsewhere_) {
       const auto* first = static_cast<const unsigned char*>(arrays_[rotated_].data);
       pristine_.assign(first, first + arrays_[rotated_].bytes());
     }
@@ -41,7 +44,9 @@ void FreshInputs::apply(Problem& problem, std::uint64_t seed, std::uint64_t inde
   rotation_ = 0;
   Rng rng(seed ^ (index * 0x9e3779b97f4a7c15ULL));
   if (index != 0 && rotated_ < arrays_.size()) rotation_ = rotation(arrays_[rotated_], rng);
-  if (was_rotated || rotation_ != 0) {  // also undoes the element changes made in it
+  if ((was_rotated || rotation_ != 0) && rotated_elsewhere_) {
+    problem.rotate_copy(arrays_[rotated_].name, rotation_);
+  } else if (was_rotated || rotation_ != 0) {  // also undoes the element changes made in it
     copy_rotated_from_pristine(rotation_);
     whole.insert(arrays_[rotated_].name);
   }
@@ -54,6 +59,7 @@ void FreshInputs::apply(Problem& problem, std::uint64_t seed, std::uint64_t inde
       const std::size_t size = dtype_size(array.dtype);
       for (int k = 0; k < count; ++k) {
         const std::int64_t target = rng.below(n), source = rng.below(n);
+        if (a == rotated_ && rotated_elsewhere_) continue;  // its host array is not what the calls read
         if (target == source || !finite_element(array, target) || !finite_element(array, source)) continue;
         Saved saved{a, target, {}};
         std::memcpy(saved.bytes, element(a, target), size);

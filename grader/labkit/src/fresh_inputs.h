@@ -51,7 +51,8 @@ class FreshInputs {
   std::vector<Saved> saved_;
   std::size_t rotated_ = 0;    // which input is rotated (arrays_.size(): none); chosen at the first fresh call
   std::int64_t rotation_ = 0;  // by how many elements it is rotated left now
-  std::vector<unsigned char> pristine_;  // the rotated input as setup() made it
+  std::vector<unsigned char> pristine_;  // the rotated input as setup() made it (rotated on the host)
+  bool rotated_elsewhere_ = false;       // the harness rotates the copy the calls read (Problem::rotate_copy)
 };
 
 }  // namespace labkit

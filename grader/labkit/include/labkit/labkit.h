@@ -208,6 +208,17 @@ class Problem {
   };
   virtual void inputs_changed(const std::vector<Changed>& changed) { (void)changed; }
 
+  // The rotated input, where the calls read a copy of it kept elsewhere (device memory): the harness may rotate
+  // that copy itself, left by `by` elements of setup()'s original (0: the original), and return true. The lab kit
+  // then leaves the host array as setup() made it, changes no single element of it, and does not report it to
+  // inputs_changed(). The default (false) has the lab kit rotate the host array. CudaProblem rotates the inputs
+  // named with mirror() on the device (cuda.h).
+  virtual bool rotate_copy(const std::string& name, std::int64_t by) {
+    (void)name;
+    (void)by;
+    return false;
+  }
+
   // How many elements of each input array the lab kit changes before a fresh call. Enough that a cache keyed
   // on a sample of the inputs misses a change, and that a stale answer fails the check; a harness whose
   // outputs depend on the inputs only weakly (a sum with a loose tolerance) may ask for more.

@@ -22,13 +22,24 @@ namespace {
 void host_oracle(const float* in, std::int64_t n, float* out) {
   constexpr std::int64_t slice = std::int64_t{1} << 24;  // 64 MB at a time: no second full copy of the input
   std::vector<float> host(static_cast<std::size_t>(std::min(n, slice)));
-  long double sum = 0.0L;
+  // Four running sums, not one: each long double addition waits for the last (a few cycles), and the judge runs
+  // this for every checked call of a timed item, 2^28 elements each. The bound above holds for each sum and for
+  // their total alike.
+  long double sums[4] = {0.0L, 0.0L, 0.0L, 0.0L};
   for (std::int64_t first = 0; first < n; first += slice) {
     const std::int64_t count = std::min(slice, n - first);
     LABKIT_CUDA_CHECK(cudaMemcpy(host.data(), in + first, static_cast<std::size_t>(count) * sizeof(float), cudaMemcpyDeviceToHost));
-    for (std::int64_t i = 0; i < count; ++i) sum += host[static_cast<std::size_t>(i)];
+    const float* values = host.data();
+    std::int64_t i = 0;
+    for (; i + 4 <= count; i += 4) {
+      sums[0] += values[i];
+      sums[1] += values[i + 1];
+      sums[2] += values[i + 2];
+      sums[3] += values[i + 3];
+    }
+    for (; i < count; ++i) sums[0] += values[i];
   }
-  const float result = static_cast<float>(sum);
+  const float result = static_cast<float>((sums[0] + sums[1]) + (sums[2] + sums[3]));
   LABKIT_CUDA_CHECK(cudaMemcpy(out, &result, sizeof(float), cudaMemcpyHostToDevice));
 }
 

@@ -1,22 +1,25 @@
 #!/usr/bin/env bash
 # stage_times.sh: where the time of GPU gradings goes, on a machine with an NVIDIA GPU (issue 13).
 #
-#   bench/gpu/stage_times.sh [--calibrate N] [--selftest] LAB...
+#   bench/gpu/stage_times.sh [--calibrate N] [--warm] [--selftest] LAB...
 #
 # --calibrate N runs `grader calibrate` N times first and keeps each calibration's GPU lines (how stable the
 # ceilings are). For each lab, a full grading of its reference (--hidden, JSON): the wall time and the grader's
-# own stage_seconds (build, correctness, expected outputs, timing, ...). --selftest also runs `grader selftest
+# own stage_seconds (build, correctness, expected outputs, timing, ...). --warm builds the lab first (a --quick
+# grading, not timed), so the figure is a grading's as a class sees it after its first student, without the
+# lab's one-time build of its harness and judge. --selftest also runs `grader selftest
 # LAB` and gives its wall time and verdict. Logs and reports go under OUT (default /tmp/stage-times).
 # Same environment as device_selftest.sh: GRADER (default .carry/bin/grader), GRADER_CACHE, .carry/lib.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD
-calibrations=0 selftest=0
+calibrations=0 selftest=0 warm=0
 labs=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --calibrate) calibrations=$2; shift ;;
     --selftest) selftest=1 ;;
+    --warm) warm=1 ;;
     -*) echo "unknown option $1" >&2; exit 2 ;;
     *) labs+=("$1") ;;
   esac
@@ -43,6 +46,7 @@ done
 full_name() { (cd labs && ls -d "$1" "$1"-* 2>/dev/null | head -1); }
 for lab in "${labs[@]}"; do
   name=$(full_name "$lab")
+  [ $warm = 1 ] && "$GRADER" "$name" --submission "reference/$name" --quick >/dev/null 2>&1
   start=$EPOCHREALTIME
   "$GRADER" "$name" --submission "reference/$name" --hidden --format json -o "$OUT/$name.json" 2>"$OUT/$name.stderr"
   rc=$?

@@ -19,8 +19,9 @@ namespace labkit {
 // keeps a copy of the last inputs and diffs against it would otherwise update a matrix product's answer for a
 // few changed elements in O(n) and spend the rest of the call spinning to a believable time. After a rotation no
 // part of the last answer holds: row i of A now ends with the start of row i + 1, so every entry of C = A B
-// needs its whole sum again (docs/threat-model.md). A rotation costs one copy of the smaller operand (from a copy of its original kept
-// for that), and a harness is told that the whole array changed, not every element of it.
+// needs its whole sum again (docs/threat-model.md). A rotation costs one copy of the smaller operand, made from a
+// copy of its original: on the device when the harness rotates the copy its calls read (Problem::rotate_copy),
+// else in host memory, where the harness is told that the whole array changed, not every element of it.
 class FreshInputs {
  public:
   // Restores what setup() built, then applies call `index`'s changes (index 0 is no change).

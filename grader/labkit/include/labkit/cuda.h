@@ -307,7 +307,8 @@ class CudaProblem : public Problem {
       LABKIT_CUDA_CHECK(cudaDeviceSynchronize());  // in place before the trial's clock starts
     };
     mirrors_[name] = [&host, &device, this](const Changed& changed) {
-      if (changed.all) {  // a rotated input: one plain copy, not a scatter of every element
+      // Rotated in host memory (only where a harness overrides rotate_copy() to refuse): one plain copy.
+      if (changed.all) {
         LABKIT_CUDA_CHECK(cudaMemcpy(device.data(), host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
         return;
       }

@@ -54,6 +54,8 @@ while True:
     op = command["op"]
     if op == "hello":
         send({"type": "hello", "protocol": 1, "variants": ["v"]})
+    elif op == "setup" and mode == "setup_refused":
+        send({"type": "error", "stage": "setup", "message": "lab8 needs n >= 1, got 0"})
     elif op == "setup":
         send({"type": "ready", "seconds": 0.0})
     elif op == "quit":
@@ -358,6 +360,53 @@ TEST_CASE("an error outside the run is the harness's: internal error") {
   const WorkerFailure f = run_once(s.worker);
   CHECK(f.verdict == Verdict::internal_error);
   CHECK(f.details.find("lab1 needs m >= 1") != std::string::npos);
+}
+
+// start_setup() lets the grader work while a worker builds its inputs; the reply must still be read, in order.
+TEST_CASE("a setup whose reply is read later: finish_setup() reads it once") {
+  TempDir dir;
+  Worker worker(fake_worker("good", dir.path()), "candidate");
+  std::vector<std::string> variants;
+  REQUIRE(worker.hello(variants, 10));
+  REQUIRE(worker.start_setup({{"m", 2}}, 42, {}, 10));
+  CHECK(worker.finish_setup());
+  CHECK(worker.finish_setup());  // nothing pending: the worker is simply alive
+  std::vector<Array> outputs;
+  double seconds = 0;
+  REQUIRE(worker.run("v", 10, outputs, seconds));
+  CHECK(seconds == doctest::Approx(0.25));
+}
+
+TEST_CASE("a setup whose reply no one read is read before the next command, so replies stay in step") {
+  TempDir dir;
+  Worker worker(fake_worker("good", dir.path()), "candidate");
+  std::vector<std::string> variants;
+  REQUIRE(worker.hello(variants, 10));
+  REQUIRE(worker.start_setup({{"m", 2}}, 42, {}, 10));
+  // Without the drain, run() would read setup's "ready" as its reply and fail as a reply of the wrong type.
+  std::vector<Array> outputs;
+  double seconds = 0;
+  REQUIRE(worker.run("v", 10, outputs, seconds));
+  REQUIRE(outputs.size() == 1);
+  CHECK(outputs[0].name == "y");
+}
+
+TEST_CASE("a refused setup read late is still the harness's error, and the next command does not run") {
+  TempDir dir;
+  Worker worker(fake_worker("setup_refused", dir.path()), "candidate");
+  std::vector<std::string> variants;
+  REQUIRE(worker.hello(variants, 10));
+  REQUIRE(worker.start_setup({{"n", 0}}, 42, {}, 10));
+  CHECK_FALSE(worker.finish_setup());
+  CHECK(worker.failure().verdict == Verdict::internal_error);
+  CHECK(worker.failure().details.find("lab8 needs n >= 1") != std::string::npos);
+
+  Worker unread(fake_worker("setup_refused", dir.path()), "candidate");
+  REQUIRE(unread.hello(variants, 10));
+  REQUIRE(unread.start_setup({{"n", 0}}, 42, {}, 10));
+  const WorkerFailure f = run_once(unread);
+  CHECK(f.verdict == Verdict::internal_error);
+  CHECK(f.details.find("lab8 needs n >= 1") != std::string::npos);
 }
 
 TEST_CASE("never answering is a time limit after the command's timeout") {

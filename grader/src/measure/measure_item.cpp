@@ -48,8 +48,14 @@ bool measure_item(const PerformanceItem& item, const MeasureInputs& in, MeasureC
     return false;
   };
 
-  // The oracle: the judge's naive code on the same inputs.
+  // The candidate builds the item's inputs while the judge computes the expected outputs (setup is untimed;
+  // for lab 8's gigabyte it costs as much as the judge's run). Its reply is read below, or before the next
+  // command the candidate gets if the judge fails first.
   context.progress("expected outputs", "performance: " + item.name + ": computing the expected outputs");
+  Worker& cand = context.candidate();
+  if (cand.alive()) cand.start_setup(params, seed, {}, timeout);
+
+  // The oracle: the judge's naive code on the same inputs.
   Worker& j = context.judge();
   std::vector<Array> expected;
   double judge_seconds = 0;
@@ -73,8 +79,7 @@ bool measure_item(const PerformanceItem& item, const MeasureInputs& in, MeasureC
     baseline = separate_baseline.get();
   }
 
-  Worker& cand = context.candidate();
-  if (!cand.alive() || !cand.setup(params, seed, {}, timeout)) {
+  if (!cand.finish_setup()) {
     Verdict v = cand.failure().verdict;
     context.retire_candidate_if_dead();
     return fail(v == Verdict::passed ? Verdict::internal_error : v, cand.failure().details);

@@ -74,6 +74,13 @@ void Grading::grade_correctness(const CorrectnessItem& item, TestResult& test) {
         continue;
       }
       ++graded;
+      // The candidate builds this case's inputs while the judge computes the expected outputs (setup is not
+      // timed, and for a gigabyte of inputs it costs as much as the judge's run).
+      Worker* setting_up = nullptr;  // the process the setup went to: if it dies meanwhile, no other takes its place
+      if (!candidates_ready.count(variant)) {
+        setting_up = &candidate_for(item, variant);
+        if (setting_up->alive()) setting_up->start_setup(params, seed, supplied, judge_timeout());
+      }
       // The expected outputs: the dataset's, or the judge's naive code on the same inputs.
       std::vector<Array> expected = expected_from_dataset;
       double judge_seconds = 0;
@@ -88,9 +95,9 @@ void Grading::grade_correctness(const CorrectnessItem& item, TestResult& test) {
         }
       }
       if (result.verdict == Verdict::passed) {
-        Worker& cand = candidate_for(item, variant);
+        Worker& cand = setting_up != nullptr ? *setting_up : candidate_for(item, variant);
         bool candidate_ready = candidates_ready.count(variant) > 0;
-        if (!candidate_ready && cand.alive() && cand.setup(params, seed, supplied, judge_timeout())) {
+        if (!candidate_ready && cand.finish_setup()) {
           candidate_ready = true;
           candidates_ready.insert(variant);
         }

@@ -95,7 +95,7 @@ bool Worker::fail_from_ending() {
 }
 
 bool Worker::send_command(const std::string& line) {
-  if (!alive_) return false;
+  if (!drain_pending_setup() || !alive_) return false;
   if (!process_.send(line + "\n")) return fail_from_ending();
   return true;
 }
@@ -193,6 +193,10 @@ bool Worker::hello(std::vector<std::string>& variants, double timeout) {
 }
 
 bool Worker::setup(const Variables& params, std::uint64_t seed, const std::vector<Array>& supplied, double timeout) {
+  return start_setup(params, seed, supplied, timeout) && finish_setup();
+}
+
+bool Worker::start_setup(const Variables& params, std::uint64_t seed, const std::vector<Array>& supplied, double timeout) {
   json command = {{"op", "setup"}, {"params", params}, {"seed", seed}};
   json arrays = json::array();
   for (const auto& a : supplied)
@@ -203,9 +207,20 @@ bool Worker::setup(const Variables& params, std::uint64_t seed, const std::vecto
     if (!process_.send(std::string_view(reinterpret_cast<const char*>(a.bytes.data()), a.bytes.size())))
       return fail_from_ending();
   }
+  // The timeout runs from when the reply is awaited: the worker may have been working all along.
+  pending_setup_timeout_ = timeout;
+  return true;
+}
+
+bool Worker::finish_setup() {
+  if (!pending_setup_timeout_) return alive_;
+  const double timeout = *pending_setup_timeout_;
+  pending_setup_timeout_.reset();
   std::string reply;
   return receive("ready", timeout, reply, nullptr);
 }
+
+bool Worker::drain_pending_setup() { return !pending_setup_timeout_ || finish_setup(); }
 
 bool Worker::run(const std::string& variant, double timeout, std::vector<Array>& outputs, double& seconds) {
   std::string reply;

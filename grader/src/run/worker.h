@@ -35,6 +35,11 @@ class Worker {
   // (crash, limit, exit) stays dead: alive() is false and every later command fails at once.
   bool hello(std::vector<std::string>& variants, double timeout);
   bool setup(const Variables& params, std::uint64_t seed, const std::vector<Array>& supplied, double timeout);
+  // setup() in two halves, so a worker builds its inputs (a gigabyte of them, in lab 8) while the grader has the
+  // other worker compute the expected outputs. The reply is read by finish_setup(), or before the next command
+  // if no one asked for it: a worker's replies always stay in step with its commands.
+  bool start_setup(const Variables& params, std::uint64_t seed, const std::vector<Array>& supplied, double timeout);
+  bool finish_setup();
   bool run(const std::string& variant, double timeout, std::vector<Array>& outputs, double& seconds);
   bool inputs(std::vector<Array>& arrays, double timeout);
   bool time(const std::string& variant, int warmup, int reps, bool want_outputs, double timeout, TimedCalls& into);
@@ -51,12 +56,14 @@ class Worker {
   bool receive(const std::string& expected, double timeout, std::string& reply_json, std::vector<Array>* arrays);
   bool fail(Verdict verdict, std::string details);
   bool fail_from_ending();
+  bool drain_pending_setup();
 
   ChildProcess process_;
   std::string role_;
   ProcessLimits limits_;
   bool alive_ = true;
   WorkerFailure failure_;
+  std::optional<double> pending_setup_timeout_;  // a setup was sent and its reply not yet read
 };
 
 // The verdict for a process that ended before answering.

@@ -1,9 +1,11 @@
 // baseline.cu: the judge's side of lab 8, linked into the trusted worker only. Three jobs, none of them a
 // model solution:
-//   - the oracle: each of the student's eight functions is, here, the sum computed on the host in long double
-//     (64-bit significand) from the array read back from the device, then rounded to float. Every float is
-//     exact in long double and 2^28 additions lose less than 2^-36 of the terms' total magnitude, so the
-//     expected value is the true sum to within float rounding: the tolerance only covers the student's error;
+//   - the oracle: each of the student's eight functions is, here, the sum computed on the host in double from
+//     the array read back from the device, pairwise (a tree of halves down to runs of 256), then rounded to
+//     float. Every float is exact in double and a pairwise sum of n terms errs by at most about
+//     log2(n) * 2^-53 of the terms' total magnitude (2^28 terms in [-1, 1): below 1e-6, against a float
+//     rounding of ~1e-3 on a sum of a few thousand), so the expected value is the true sum to within float
+//     rounding: the tolerance only covers the student's error;
 //   - the baseline (`lab8_judge_baseline`): version 01 of the course, interleaved addressing with a divergent
 //     branch, as the skeleton gives it. Every speedup is measured against it; do not tune it;
 //   - the professional figure (`lab8_judge_cub`): cub::DeviceReduce::Sum, for the report.
@@ -19,27 +21,39 @@
 
 namespace {
 
+// The sum of x[0..n) in double, pairwise: both halves summed the same way, down to runs of 256 added in eight
+// interleaved running sums (independent additions the compiler may put in vector lanes; the order is fixed, so
+// every x86-64 machine gets the same result).
+double pairwise_sum(const float* x, std::int64_t n) {
+  if (n > 256) {
+    const std::int64_t half = n / 2;
+    return pairwise_sum(x, half) + pairwise_sum(x + half, n - half);
+  }
+  double lanes[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  std::int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    for (int lane = 0; lane < 8; ++lane) lanes[lane] += x[i + lane];
+  for (; i < n; ++i) lanes[0] += x[i];
+  return ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3])) + ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]));
+}
+
+// The judge runs this for the expected outputs and for every checked call of a timed item (2^28 elements each),
+// so it reads the device array through one pinned buffer, 64 MB at a time: a copy into pageable memory goes
+// through the driver's own staging, several times slower.
 void host_oracle(const float* in, std::int64_t n, float* out) {
-  constexpr std::int64_t slice = std::int64_t{1} << 24;  // 64 MB at a time: no second full copy of the input
-  std::vector<float> host(static_cast<std::size_t>(std::min(n, slice)));
-  // Four running sums, not one: each long double addition waits for the last (a few cycles), and the judge runs
-  // this for every checked call of a timed item, 2^28 elements each. The bound above holds for each sum and for
-  // their total alike.
-  long double sums[4] = {0.0L, 0.0L, 0.0L, 0.0L};
+  constexpr std::int64_t slice = std::int64_t{1} << 24;
+  static float* staging = [] {
+    float* buffer = nullptr;
+    LABKIT_CUDA_CHECK(cudaMallocHost(&buffer, static_cast<std::size_t>(slice) * sizeof(float)));
+    return buffer;
+  }();
+  double sum = 0;
   for (std::int64_t first = 0; first < n; first += slice) {
     const std::int64_t count = std::min(slice, n - first);
-    LABKIT_CUDA_CHECK(cudaMemcpy(host.data(), in + first, static_cast<std::size_t>(count) * sizeof(float), cudaMemcpyDeviceToHost));
-    const float* values = host.data();
-    std::int64_t i = 0;
-    for (; i + 4 <= count; i += 4) {
-      sums[0] += values[i];
-      sums[1] += values[i + 1];
-      sums[2] += values[i + 2];
-      sums[3] += values[i + 3];
-    }
-    for (; i < count; ++i) sums[0] += values[i];
+    LABKIT_CUDA_CHECK(cudaMemcpy(staging, in + first, static_cast<std::size_t>(count) * sizeof(float), cudaMemcpyDeviceToHost));
+    sum += pairwise_sum(staging, count);
   }
-  const float result = static_cast<float>((sums[0] + sums[1]) + (sums[2] + sums[3]));
+  const float result = static_cast<float>(sum);
   LABKIT_CUDA_CHECK(cudaMemcpy(out, &result, sizeof(float), cudaMemcpyHostToDevice));
 }
 

@@ -474,6 +474,26 @@ def check_unknown_variant(grader, args):
           "harness's list: %r" % item["details"])
 
 
+def check_broken_harness(grader, args):
+    """A lab whose own harness does not compile is the lab's mistake, named by file; its sources compile side by
+    side, and the build log still holds every compile, in the order the lab lists its sources."""
+    submission = os.path.join(args.root, "tests", "submissions", TRUST_LAB, "honest")
+    with trust_root(args) as root:
+        harness = os.path.join(root, "labs", TRUST_LAB, "harness.cpp")
+        with open(harness, "a") as f:
+            f.write("\nint deliberately_broken = ;\n")
+        run = grader.run("grade", "lab90", "--submission", submission, "--format", "json", "--quick", root=root,
+                         lab_error=True)
+    check(run.code == INTERNAL, "exit code %d, expected %d: the lab's mistake" % (run.code, INTERNAL))
+    report = run.json()
+    check("the lab's own code (harness.cpp) does not compile" in report["status_details"],
+          "the details do not name the harness: %r" % report["status_details"])
+    log = report["build_log"]
+    check("deliberately_broken" in log, "the compiler's error is not in the build log")
+    at_harness, at_baseline = log.find("harness.cpp"), log.find("baseline.cpp")
+    check(0 <= at_harness < at_baseline, "the build log does not show the harness's compile, then the judge's: %r" % log[:2000])
+
+
 # --- a busy machine, named in every format -------------------------------------------------------------------
 
 BUSY_WARNING = "other programs used the CPU while this grading timed"
@@ -904,6 +924,7 @@ CHECKS = {
     "trust-lying-harness": check_trust_lying_harness,
     "busy-warning": check_busy_warning,
     "unknown-variant": check_unknown_variant,
+    "broken-harness": check_broken_harness,
     "lab5-side-stream": check_lab5_side_stream,
     "cli-list": check_list,
     "cli-list-memcheck": check_list_memcheck,

@@ -69,7 +69,7 @@ if ! bwrap --ro-bind / / --unshare-all --new-session true 2>/dev/null; then
   echo "         $guide, section \"$sandbox_section\", says how to enable it."
 fi
 
-cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBUILD_TESTING=$testing
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=$testing
 cmake --build build -j "$(nproc)" "${targets[@]}"
 echo
 echo "built: $(pwd)/build/bin/grader"

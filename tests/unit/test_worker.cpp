@@ -147,16 +147,20 @@ LaunchOptions fake_worker(const std::string& mode, const fs::path& workdir) {
   return options;
 }
 
-// A worker that has said hello and been set up: what the grader holds before it runs anything.
-struct Started {
+// A worker that has said hello: what the grader holds before the first setup.
+struct Greeted {
   TempDir dir;
   Worker worker;
-  explicit Started(const std::string& mode) : worker(fake_worker(mode, dir.path()), "candidate") {
+  explicit Greeted(const std::string& mode) : worker(fake_worker(mode, dir.path()), "candidate") {
     std::vector<std::string> variants;
     REQUIRE(worker.hello(variants, 10));
     CHECK(variants == std::vector<std::string>{"v"});
-    REQUIRE(worker.setup({{"m", 2}}, 42, {}, 10));
   }
+};
+
+// A worker that has said hello and been set up: what the grader holds before it runs anything.
+struct Started : Greeted {
+  explicit Started(const std::string& mode) : Greeted(mode) { REQUIRE(worker.setup({{"m", 2}}, 42, {}, 10)); }
 };
 
 // Runs variant "v" once and returns the failure it ends in (passed when it succeeded).
@@ -364,47 +368,34 @@ TEST_CASE("an error outside the run is the harness's: internal error") {
 
 // start_setup() lets the grader work while a worker builds its inputs; the reply must still be read, in order.
 TEST_CASE("a setup whose reply is read later: finish_setup() reads it once") {
-  TempDir dir;
-  Worker worker(fake_worker("good", dir.path()), "candidate");
-  std::vector<std::string> variants;
-  REQUIRE(worker.hello(variants, 10));
-  REQUIRE(worker.start_setup({{"m", 2}}, 42, {}, 10));
-  CHECK(worker.finish_setup());
-  CHECK(worker.finish_setup());  // nothing pending: the worker is simply alive
-  std::vector<Array> outputs;
-  double seconds = 0;
-  REQUIRE(worker.run("v", 10, outputs, seconds));
-  CHECK(seconds == doctest::Approx(0.25));
+  Greeted g("good");
+  REQUIRE(g.worker.start_setup({{"m", 2}}, 42, {}, 10));
+  CHECK(g.worker.finish_setup());
+  CHECK(g.worker.finish_setup());  // nothing pending: the worker is simply alive
+  CHECK(run_once(g.worker).verdict == Verdict::passed);
 }
 
 TEST_CASE("a setup whose reply no one read is read before the next command, so replies stay in step") {
-  TempDir dir;
-  Worker worker(fake_worker("good", dir.path()), "candidate");
-  std::vector<std::string> variants;
-  REQUIRE(worker.hello(variants, 10));
-  REQUIRE(worker.start_setup({{"m", 2}}, 42, {}, 10));
+  Greeted g("good");
+  REQUIRE(g.worker.start_setup({{"m", 2}}, 42, {}, 10));
   // Without the drain, run() would read setup's "ready" as its reply and fail as a reply of the wrong type.
   std::vector<Array> outputs;
   double seconds = 0;
-  REQUIRE(worker.run("v", 10, outputs, seconds));
+  REQUIRE(g.worker.run("v", 10, outputs, seconds));
   REQUIRE(outputs.size() == 1);
   CHECK(outputs[0].name == "y");
 }
 
 TEST_CASE("a refused setup read late is still the harness's error, and the next command does not run") {
-  TempDir dir;
-  Worker worker(fake_worker("setup_refused", dir.path()), "candidate");
-  std::vector<std::string> variants;
-  REQUIRE(worker.hello(variants, 10));
-  REQUIRE(worker.start_setup({{"n", 0}}, 42, {}, 10));
-  CHECK_FALSE(worker.finish_setup());
-  CHECK(worker.failure().verdict == Verdict::internal_error);
-  CHECK(worker.failure().details.find("lab8 needs n >= 1") != std::string::npos);
+  Greeted read("setup_refused");
+  REQUIRE(read.worker.start_setup({{"n", 0}}, 42, {}, 10));
+  CHECK_FALSE(read.worker.finish_setup());
+  CHECK(read.worker.failure().verdict == Verdict::internal_error);
+  CHECK(read.worker.failure().details.find("lab8 needs n >= 1") != std::string::npos);
 
-  Worker unread(fake_worker("setup_refused", dir.path()), "candidate");
-  REQUIRE(unread.hello(variants, 10));
-  REQUIRE(unread.start_setup({{"n", 0}}, 42, {}, 10));
-  const WorkerFailure f = run_once(unread);
+  Greeted unread("setup_refused");
+  REQUIRE(unread.worker.start_setup({{"n", 0}}, 42, {}, 10));
+  const WorkerFailure f = run_once(unread.worker);
   CHECK(f.verdict == Verdict::internal_error);
   CHECK(f.details.find("lab8 needs n >= 1") != std::string::npos);
 }

@@ -91,6 +91,19 @@ double wait_for_quiet(const Environment& env, double max_seconds) {
   return waited();
 }
 
+// One more grading of the submission in `options` ("the reference", "the skeleton": `what`), with a fresh seed,
+// after waiting for a quiet machine; a wait of its own is a warning, and its time counts in the lab's.
+Report grade_again_when_quiet(const Environment& env, const LabSpec& spec, GradeOptions& options,
+                              const std::string& what, LabVerdict& verdict) {
+  if (const double waited = wait_for_quiet(env, 120); waited >= 2)
+    verdict.warnings.push_back("waited " + std::to_string(std::lround(waited)) + " s for a quiet machine before "
+                               "grading " + what + " a second time");
+  options.seed = fresh_seed();
+  Report second = grade_submission(env, spec, options);
+  verdict.seconds += second.wall_seconds;
+  return second;
+}
+
 // True when every point the report misses is a timed item that passed but measured below full marks: the
 // only kind of shortfall that noise can cause.
 bool only_timing_shortfalls(const Report& report) {
@@ -144,12 +157,7 @@ LabVerdict selftest_lab(const Environment& env, const LabSpec& spec, bool verbos
   // Items this machine cannot measure (`requires_machine`) leave the report's total: it is the one to reach.
   if (reference.score + 1e-9 < reference.max_score && only_timing_shortfalls(reference)) {
     const std::vector<std::string> first_shortfalls = shortfalls(reference);
-    if (const double waited = wait_for_quiet(env, 120); waited >= 2)
-      verdict.warnings.push_back("waited " + std::to_string(std::lround(waited)) + " s for a quiet machine before "
-                                 "grading the reference a second time");
-    options.seed = fresh_seed();
-    Report second = grade_submission(env, spec, options);
-    verdict.seconds += second.wall_seconds;
+    Report second = grade_again_when_quiet(env, spec, options, "the reference", verdict);
     if (second.score + 1e-9 >= second.max_score)
       for (const auto& shortfall : first_shortfalls)
         verdict.warnings.push_back("the first grading of the reference fell short, a second earned full marks: " +
@@ -200,12 +208,7 @@ LabVerdict selftest_lab(const Environment& env, const LabSpec& spec, bool verbos
   const bool skeleton_again = skeleton.verdict == Verdict::passed && performance_points(skeleton) > 0;
   if (skeleton_again) {
     const std::vector<std::string> first_earners = performance_earners(skeleton);
-    if (const double waited = wait_for_quiet(env, 120); waited >= 2)
-      verdict.warnings.push_back("waited " + std::to_string(std::lround(waited)) + " s for a quiet machine before "
-                                 "grading the skeleton a second time");
-    options.seed = fresh_seed();
-    Report second = grade_submission(env, spec, options);
-    verdict.seconds += second.wall_seconds;
+    Report second = grade_again_when_quiet(env, spec, options, "the skeleton", verdict);
     if (second.verdict == Verdict::passed && performance_points(second) <= 0)
       for (const auto& earner : first_earners)
         verdict.warnings.push_back("the first grading of the skeleton earned performance points, a second none: " +

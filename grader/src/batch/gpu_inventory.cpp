@@ -17,7 +17,8 @@ std::string trimmed(const std::string& text) {
   return text.substr(first, text.find_last_not_of(" \t\r\n") - first + 1);
 }
 
-bool all_digits(const std::string& text) {
+// Digits only, and few enough for std::stoi: a GPU index, a count.
+bool small_decimal(const std::string& text) {
   return !text.empty() && text.find_first_not_of("0123456789") == std::string::npos && text.size() < 9;
 }
 
@@ -51,7 +52,7 @@ std::vector<Gpu> parse_gpu_inventory(const std::string& csv) {
     const std::string index = trimmed(line.substr(0, first));
     gpu.uuid = trimmed(line.substr(first + 1, second - first - 1));
     gpu.name = trimmed(line.substr(second + 1));
-    if (!all_digits(index)) throw std::runtime_error(where + ": the index '" + index + "' is not a number");
+    if (!small_decimal(index)) throw std::runtime_error(where + ": the index '" + index + "' is not a number");
     gpu.index = std::stoi(index);
     if (gpu.uuid.rfind("GPU-", 0) != 0 || gpu.uuid.size() <= 4)
       throw std::runtime_error(where + ": '" + gpu.uuid + "' is not a GPU UUID (GPU-...)");
@@ -70,7 +71,7 @@ std::vector<Gpu> visible_gpus(const std::vector<Gpu>& all, const std::string& cu
     entry = trimmed(entry);
     std::vector<const Gpu*> matches;
     for (const auto& gpu : all)
-      if (all_digits(entry) ? gpu.index == std::stoi(entry) : gpu.uuid.rfind(entry, 0) == 0) matches.push_back(&gpu);
+      if (small_decimal(entry) ? gpu.index == std::stoi(entry) : gpu.uuid.rfind(entry, 0) == 0) matches.push_back(&gpu);
     if (matches.size() != 1)
       throw GpuRequestError("CUDA_VISIBLE_DEVICES names '" + entry + "', which is " +
                             (matches.empty() ? "none" : "more than one") + " of the GPUs nvidia-smi lists; unset it, or "
@@ -103,7 +104,7 @@ std::optional<std::vector<Gpu>> query_gpus() {
 }
 
 std::vector<Gpu> choose_gpus(const std::string& request, const std::optional<std::vector<Gpu>>& available) {
-  if (request != "all" && (!all_digits(request) || std::stoi(request) < 1))
+  if (request != "all" && (!small_decimal(request) || std::stoi(request) < 1))
     throw GpuRequestError("--gpus expects a count of GPUs (1 or more) or 'all', not '" + request + "'", true);
   if (!available)
     throw GpuRequestError("--gpus " + request + ": no nvidia-smi on PATH, so this machine has no NVIDIA GPU (install the "
@@ -125,7 +126,7 @@ std::optional<long long> uncorrectable_ecc_errors(const Gpu& gpu) {
                                       "--format=csv,noheader,nounits"}, "", 30);
   const std::string count = trimmed(answer.output);
   // "[N/A]" or "[Not Supported]" on a GPU without ECC.
-  if (!answer.ok() || !all_digits(count)) return std::nullopt;
+  if (!answer.ok() || !small_decimal(count)) return std::nullopt;
   return std::stoll(count);
 }
 

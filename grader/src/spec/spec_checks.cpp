@@ -5,6 +5,7 @@
 #include <set>
 
 #include "data/manifest.h"
+#include "spec/spec_reader.h"
 
 namespace grader {
 
@@ -12,8 +13,6 @@ namespace {
 
 constexpr double largest_size = 1099511627776.0;  // 2^40: no machine holds an array that long
 constexpr double most_threads = 1024;
-
-std::string number_text(double value) { return Expr::constant(value).text(); }
 
 std::string thread_note(double threads) { return " (with threads = " + number_text(threads) + ")"; }
 

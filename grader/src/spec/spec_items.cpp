@@ -34,8 +34,6 @@ std::string machine_variable_list() {
   return join(std::vector<std::string>(machine_variables.begin(), machine_variables.end()));
 }
 
-std::string number_text(double value) { return Expr::constant(value).text(); }
-
 bool is_expression_name(std::string_view name) {
   auto letter = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; };
   auto digit = [](char c) { return c >= '0' && c <= '9'; };

@@ -88,9 +88,9 @@ toml::source_position position_in_string(const SpecSource& source, const toml::n
   return {start.line, static_cast<toml::source_index>(start.column + 1 + offset)};
 }
 
-std::string number_text(double value) { return Expr::constant(value).text(); }
-
 }  // namespace
+
+std::string number_text(double value) { return Expr::constant(value).text(); }
 
 std::string_view describe_type(const toml::node& node) {
   switch (node.type()) {

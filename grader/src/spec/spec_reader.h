@@ -27,6 +27,9 @@
 
 namespace grader {
 
+// A number as an error message about lab.toml quotes it.
+std::string number_text(double value);
+
 // The lab.toml being read: its name for messages, and its text, to place an error inside an expression string.
 struct SpecSource {
   std::string file;

@@ -356,6 +356,13 @@ def check_slow_but_correct(grader, args):
         check(m is not None, "performance item %r has no measurement" % item)
         check(m["candidate"]["median_s"] > 0 and m["baseline"]["median_s"] > 0, "item %r: empty timings %r" % (item, m))
         check(m["speedup"] > 0, "item %r: speedup %r" % (item, m["speedup"]))
+        # Times that earn nothing taken at their word are not checked by the grader's own clock: a lie could only
+        # make them shorter, and they are slow already. Both items share one measurement; where either one's 95%
+        # interval reached its first tier (a noisy run), the times could have earned a point and were checked.
+        clear = all(tests[other]["measurement"]["metric_interval"][1] < tests[other]["measurement"]["tiers"][0]["at"]
+                    and tests[other]["measurement"]["noise_retries"] == 0 for other in LAB1_PERFORMANCE)
+        check(m["outside_checked"] is not clear, "item %r: outside_checked is %r, with intervals %s" % (
+            item, m["outside_checked"], [tests[o]["measurement"]["metric_interval"] for o in LAB1_PERFORMANCE]))
         # The skeleton's matvec_contiguous TODO asks the student to compare the times of their three functions:
         # lab1's items time the other two beside their own (lab.toml's compare), and the report carries them.
         if item.startswith("unrolled"):
@@ -451,6 +458,7 @@ def check_trust_lying_harness(grader, args):
     check(re.search(OUTSIDE_TIMING, lying["details"]), "item %r: details %r are not the outside timing's (%r)" % (
         TRUST_LYING, lying["details"], OUTSIDE_TIMING))
     check(lying["score"] == 0, "item %r scores %r, expected 0" % (TRUST_LYING, lying["score"]))
+    check((lying.get("measurement") or {}).get("outside_checked") is True, "item %r: its times were not checked from outside" % TRUST_LYING)
     # The lie was in force: the same code on the same inputs, reported several times faster than its baseline.
     m = lying.get("measurement")
     check(m is not None and 0 < m["candidate"]["median_s"] < m["baseline"]["median_s"] / 3,

@@ -259,22 +259,6 @@ bool measure_item(const PerformanceItem& item, const MeasureInputs& in, MeasureC
     }
   }
 
-  // The times above are the workers' own; a submission shares its process with the timer. Check them
-  // against the grader's own clock before they earn anything.
-  // The harness's own cost per call is measured on judge code, on inputs of the candidate's shapes: the baseline
-  // when it is judge code, else the judge's cap (fast serial code), else the judge running the item's variant.
-  Worker& overhead_worker = baseline_is_candidate_code ? j : *baseline;
-  const std::string overhead_variant =
-      !baseline_is_candidate_code ? baseline_variant : (!item.baseline.cap.empty() ? item.baseline.cap : item.variant);
-  const std::string unreconciled = cross_check_times(cand, item.variant, summarize(m.candidate.seconds).median,
-                                                     overhead_worker, overhead_variant, reps_per_round, fresh, timeout);
-  if (!cand.alive()) {
-    Verdict v = cand.failure().verdict;
-    std::string details = cand.failure().details;
-    context.retire_candidate_if_dead();
-    return fail(v, details);
-  }
-
   fill_rates(item, scope, m.candidate);
   fill_rates(item, scope, m.baseline);
   if (!cap.seconds.empty()) {
@@ -288,9 +272,30 @@ bool measure_item(const PerformanceItem& item, const MeasureInputs& in, MeasureC
     m.compare.push_back(cap);
   }
   derive_speedup(m);
-
   if (auto ceilings = roofline_ceilings(item, scope, context.spec.gpu, context.calibration))
     place_on_roofline(item, scope, *ceilings, m);
+
+  // The times above are the workers' own; a submission shares its process with the timer. Check them against the
+  // grader's own clock before they earn anything. The check only ever finds times reported too short, so where
+  // they earn no point even taken at their word (slow code: a skeleton, a first attempt) it is left out; it costs
+  // four more calls, 12 s of lab 4's naive 2048^3 product.
+  // The harness's own cost per call is measured on judge code, on inputs of the candidate's shapes: the baseline
+  // when it is judge code, else the judge's cap (fast serial code), else the judge running the item's variant.
+  std::string unreconciled;
+  m.outside_checked = !context.earns_points || context.earns_points(m);
+  if (m.outside_checked) {
+    Worker& overhead_worker = baseline_is_candidate_code ? j : *baseline;
+    const std::string overhead_variant =
+        !baseline_is_candidate_code ? baseline_variant : (!item.baseline.cap.empty() ? item.baseline.cap : item.variant);
+    unreconciled = cross_check_times(cand, item.variant, summarize(m.candidate.seconds).median, overhead_worker,
+                                     overhead_variant, reps_per_round, fresh, timeout);
+    if (!cand.alive()) {
+      Verdict v = cand.failure().verdict;
+      std::string details = cand.failure().details;
+      context.retire_candidate_if_dead();
+      return fail(v, details);
+    }
+  }
   test.measurement = m;
   if (!unreconciled.empty()) return fail(Verdict::suspect, unreconciled);
   if (bound) {

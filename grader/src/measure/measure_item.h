@@ -31,6 +31,9 @@ struct MeasureContext {
   std::function<void()> retire_candidate_if_dead;
   // A worker of its own for the baseline: the submission's build (`on_candidate`) or the judge's.
   std::function<std::unique_ptr<Worker>(bool on_candidate)> start_baseline;
+  // Whether a measurement, its times taken at their word, earns a point on some item scored from it (scoring is
+  // the next stage's). Where none does, the outside cross-check is left out. Unset: always checked.
+  std::function<bool(const Measurement&)> earns_points;
 };
 
 // The item's evaluated inputs and its seeds, each derived from the run's secret seed.

@@ -17,6 +17,7 @@ bool pool_measurements(const PerformanceItem& item, const Variables& scope, cons
   // Appended as whole measurements, so sample i of each side still comes from the same round (measure/interval.h).
   into.candidate.seconds.insert(into.candidate.seconds.end(), more.candidate.seconds.begin(), more.candidate.seconds.end());
   into.baseline.seconds.insert(into.baseline.seconds.end(), more.baseline.seconds.begin(), more.baseline.seconds.end());
+  into.outside_checked = into.outside_checked || more.outside_checked;
   fill_rates(item, scope, into.candidate);
   fill_rates(item, scope, into.baseline);
   derive_speedup(into);

@@ -137,6 +137,8 @@ class Grading {
     bool measure_again = false;
   };
   Disturbance disturbance(const PerformanceItem& item, const Variables& scope, const ForeignLoad& load);
+  // This machine's variables and the item's parameters, as its expressions (bytes, tiers) read them.
+  Variables scope_of(const PerformanceItem& item) const;
   double judge_timeout() const { return spec_.limits.wall_seconds; }
 
   mutable StageClock stages_;  // progress() is called from const helpers; the clock is bookkeeping

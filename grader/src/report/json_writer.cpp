@@ -77,6 +77,7 @@ json to_json(const Report& report) {
                               {"metric_interval", {finite_or_zero(m.metric_low), finite_or_zero(m.metric_high)}},
                               {"within_noise", m.within_noise},
                               {"noise_retries", m.noise_retries},
+                              {"outside_checked", m.outside_checked},
                               {"noise_rule", m.within_noise ? within_noise_rule : ""},
                               {"full_marks_at", m.threshold_full},
                               {"metric", m.metric},

@@ -20,6 +20,10 @@ void Grading::measure(const PerformanceItem& item, TestResult& test) {
   in.seeds.inputs = derive_seed(options_.seed, "performance/" + item.name);
   in.seeds.fresh = derive_seed(options_.seed, "fresh/" + item.name);
   in.seeds.checks = derive_seed(options_.seed, "check/" + item.name);
+  // The items scored from this one measurement (the same measurement key): item itself among them.
+  std::vector<const PerformanceItem*> sharing;
+  for (const auto& other : spec_.performance)
+    if (measurement_key(other) == measurement_key(item)) sharing.push_back(&other);
   MeasureContext context{spec_,
                          machine_,
                          calibration_,
@@ -32,12 +36,11 @@ void Grading::measure(const PerformanceItem& item, TestResult& test) {
                            return start_worker(on_candidate ? candidate_build_.executable : lab_.judge,
                                                on_candidate ? "baseline-candidate" : "baseline-judge");
                          },
-                         [this, &item](const Measurement& m) {
-                           for (const auto& other : spec_.performance) {
-                             if (measurement_key(other) != measurement_key(item)) continue;
+                         [this, &sharing](const Measurement& m) {
+                           for (const auto* other : sharing) {
                              TestResult trial;
                              trial.measurement = m;
-                             score_measurement(other, scope_of(other), trial);
+                             score_measurement(*other, scope_of(*other), trial);
                              if (trial.score > 0) return true;
                            }
                            return false;
@@ -50,9 +53,6 @@ void Grading::measure(const PerformanceItem& item, TestResult& test) {
   // An interval that holds a tier threshold of this item, or of another item scored from the same timing, could
   // land on either side of it on a regrade: measure again and pool, within the lab's budget. Items whose
   // intervals are clear never come here, so their grading takes as long as it did.
-  std::vector<const PerformanceItem*> sharing;
-  for (const auto& other : spec_.performance)
-    if (measurement_key(other) == measurement_key(item)) sharing.push_back(&other);
   const auto straddles = [&] {
     for (const auto* other : sharing)
       if (straddles_tiers(*other, scope_of(*other), *test.measurement)) return true;

@@ -1,6 +1,10 @@
 // harness.cpp: lab 1's problem for the lab kit. Builds A (m x n) and x (n) from the case's seed, calls one of
 // the three matvec variants, and hands y back. Linked with the student's matvec.cpp (the candidate) and with
 // baseline.cpp (the judge); see grader/labkit/include/labkit/labkit.h for the contract.
+//
+// One more variant, "read_a", is the judge's alone: A read once and nothing else (baseline.cpp says how), the
+// yardstick of the bandwidth item, timed in the same rounds as the student's matvec. It is a weak symbol that
+// baseline.cpp defines, so the candidate has none.
 #include <labkit/labkit.h>
 
 #include <algorithm>
@@ -10,6 +14,8 @@
 #include <vector>
 
 #include "matvec.h"
+
+extern "C" __attribute__((weak)) void lab1_judge_read_a(const double* a, double* row_sums, std::int64_t m, std::int64_t n);
 
 namespace {
 
@@ -22,7 +28,7 @@ struct Matvec : labkit::Problem {
   std::vector<std::unique_ptr<double[]>> row_storage;
   std::vector<const double*> rows;
 
-  std::vector<std::string> variants() const override { return {"rowptr", "contiguous", "unrolled"}; }
+  std::vector<std::string> variants() const override { return {"rowptr", "contiguous", "unrolled", "read_a"}; }
 
   void setup(labkit::Case& c) override {
     m = c.params.integer("m");
@@ -43,8 +49,12 @@ struct Matvec : labkit::Problem {
       matvec_contiguous(a.data(), x.data(), y.data(), m, n);
     } else if (variant == "unrolled") {
       matvec_unrolled(a.data(), x.data(), y.data(), m, n);
+    } else if (variant == "read_a") {
+      // A weak symbol nobody defined is null: this is the candidate, which has no judge variants.
+      if (lab1_judge_read_a == nullptr) throw labkit::Error("read_a is the judge's own variant; the candidate has none");
+      lab1_judge_read_a(a.data(), y.data(), m, n);
     } else {
-      throw labkit::Error("lab1 has no variant '" + std::string(variant) + "' (rowptr, contiguous, unrolled)");
+      throw labkit::Error("lab1 has no variant '" + std::string(variant) + "' (rowptr, contiguous, unrolled, read_a)");
     }
   }
 

@@ -357,15 +357,15 @@ def check_slow_but_correct(grader, args):
         check(m["candidate"]["median_s"] > 0 and m["baseline"]["median_s"] > 0, "item %r: empty timings %r" % (item, m))
         check(m["speedup"] > 0, "item %r: speedup %r" % (item, m["speedup"]))
         # Times that earn nothing taken at their word are not checked by the grader's own clock: a lie could only
-        # make them shorter, and they are slow already. Both items share one measurement; where either one's 95%
-        # interval reached its first tier (a noisy run), the times could have earned a point and were checked.
-        clear = all(tests[other]["measurement"]["metric_interval"][1] < tests[other]["measurement"]["tiers"][0]["at"]
-                    and tests[other]["measurement"]["noise_retries"] == 0 for other in LAB1_PERFORMANCE)
-        check(m["outside_checked"] is not clear, "item %r: outside_checked is %r, with intervals %s" % (
-            item, m["outside_checked"], [tests[o]["measurement"]["metric_interval"] for o in LAB1_PERFORMANCE]))
+        # make them shorter, and they are slow already. lab1's two items are timed against different yardsticks,
+        # each in a measurement of its own; where its 95% interval reached its first tier (a noisy run), the times
+        # could have earned a point and were checked.
+        clear = m["metric_interval"][1] < m["tiers"][0]["at"] and m["noise_retries"] == 0
+        check(m["outside_checked"] is not clear, "item %r: outside_checked is %r, with interval %s" % (
+            item, m["outside_checked"], m["metric_interval"]))
         # The skeleton's matvec_contiguous TODO asks the student to compare the times of their three functions:
-        # lab1's items time the other two beside their own (lab.toml's compare), and the report carries them.
-        if item.startswith("unrolled"):
+        # lab1's speedup item times the other two beside their own (lab.toml's compare), and the report carries them.
+        if item == LAB1_PERFORMANCE[0]:
             compared = {t["label"]: t for t in m.get("compare", [])}
             for label in ("candidate rowptr", "candidate contiguous"):
                 check(label in compared and compared[label]["median_s"] > 0,

@@ -140,14 +140,15 @@ TEST_CASE("the real lab1 lab.toml parses into the values it states") {
   REQUIRE(spec.performance.size() == 2);
   const PerformanceItem& bandwidth = spec.performance[1];
   CHECK(bandwidth.variant == "unrolled");
-  CHECK(bandwidth.metric == Metric::roofline);
+  CHECK(bandwidth.metric == Metric::speedup);
   CHECK(bandwidth.baseline.process == BaselineSpec::Process::judge);
-  CHECK(bandwidth.baseline.variant == "rowptr");
+  CHECK(bandwidth.baseline.variant == "read_a");
+  CHECK(bandwidth.bound == "read_a");
   REQUIRE(bandwidth.flops);
   CHECK(bandwidth.flops->text() == "2*m*n");
   CHECK(bandwidth.bytes->evaluate(evaluate_params(bandwidth.params, {{"threads", 2}})) == 8.0 * (1e8 + 2e4));
   REQUIRE(bandwidth.tiers.size() == 2);
-  CHECK(bandwidth.tiers[0].at.evaluate({}) == 0.5);
+  CHECK(bandwidth.tiers[0].at.evaluate({}) == 0.6);
   CHECK(bandwidth.read_only_memory);  // a matrix-vector product only reads: the read-only ceiling
   CHECK(bandwidth.max_points() == 20);
   CHECK(spec.performance[0].metric == Metric::speedup);

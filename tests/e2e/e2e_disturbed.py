@@ -21,7 +21,12 @@ import sys
 import tempfile
 
 HEAVY_ITEM = "own baseline, heavy harness"
-# Appended to the temporary root's copy of lab90's lab.toml: tests/labs/lab90-trust/harness.cpp reads harness_ms.
+UNEVEN_ITEM = "own baseline, heavy harness, slower in the candidate's process"
+# Appended to the temporary root's copy of lab90's lab.toml: tests/labs/lab90-trust/harness.cpp reads harness_ms and
+# candidate_harness_ms. The second item's harness takes half as long again in the candidate's process as in the
+# judge's, where the grader measures the harness's share: as lab 3's fresh inputs did on a 16-vCPU H100 host
+# (27.6 ms a call on the judge, about 46 ms in the candidate, three tries in a row), which made its honest
+# reference SUSPECT ("reported 8.776 ms per call, but the grader measured 27.912 ms").
 HEAVY_ITEM_TOML = """
 [[performance]]
 name = "%s"
@@ -31,7 +36,16 @@ baseline = { process = "candidate", params = { harness_ms = 100 } }
 flops = "96*n"
 metric = "speedup"
 tiers = [ { at = 0.25, points = 10 } ]
-""" % HEAVY_ITEM
+
+[[performance]]
+name = "%s"
+variant = "eval"
+params = { n = 524288, harness_ms = 100, candidate_harness_ms = 50 }
+baseline = { process = "candidate", params = { harness_ms = 100, candidate_harness_ms = 50 } }
+flops = "96*n"
+metric = "speedup"
+tiers = [ { at = 0.25, points = 10 } ]
+""" % (HEAVY_ITEM, UNEVEN_ITEM)
 
 
 def check_heavy_harness(e2e, grader, args):
@@ -41,11 +55,17 @@ def check_heavy_harness(e2e, grader, args):
             spec.write(HEAVY_ITEM_TOML)
         report = grader.run("grade", "lab90", "--submission", submission, "--only", HEAVY_ITEM, "--format", "json",
                             root=root).json()
-    print("seed %s" % report.get("seed"))
-    item = e2e.tests_by_name(report)[HEAVY_ITEM]
-    print("%s: %s, %r points (%s)" % (HEAVY_ITEM, item["status"], item["score"], item["details"]))
-    e2e.check(item["status"] == "passed" and item["score"] == 10, "the honest submission's item is %r with %r "
-              "points (%s): the harness's own time was charged to it" % (item["status"], item["score"], item["details"]))
+        uneven = grader.run("grade", "lab90", "--submission", submission, "--only", UNEVEN_ITEM, "--format", "json",
+                            root=root).json()
+    for graded, name in ((report, HEAVY_ITEM), (uneven, UNEVEN_ITEM)):
+        print("seed %s" % graded.get("seed"))
+        item = e2e.tests_by_name(graded)[name]
+        print("%s: %s, %r points (%s)" % (name, item["status"], item["score"], item["details"]))
+        e2e.check(item["status"] == "passed" and item["score"] == 10, "the honest submission's item %r is %r with %r "
+                  "points (%s): the harness's own time was charged to it" % (name, item["status"], item["score"],
+                                                                            item["details"]))
+        e2e.check((item.get("measurement") or {}).get("outside_checked") is True,
+                  "item %r: its times were not checked from outside, so the test proves nothing" % name)
     # The candidate's baseline process is sandboxed and killed when the measurement ends; the kernel does not hand
     # its CPU time back to the grader (run/reaper.h). Counted as other programs' load, it used to mark every such
     # measurement disturbed on a quiet machine.

@@ -58,8 +58,13 @@ std::string cross_check_times(Worker& cand, const std::string& variant, double c
     double judge_outside = 0, judge_own = 0, harness_overhead = 0;
     if (outside_per_call(judge, judge_variant, judge_outside, judge_own))
       harness_overhead = std::max(0.0, judge_outside - judge_own);
+    // The share is measured in the judge's process, and a shared host can run the same harness work markedly
+    // slower in one process than in another (lab 3's fresh inputs on a 16-vCPU H100 host: 27.6 ms a call on the
+    // judge, about 46 ms in the candidate, three tries running). Where the share dwarfs the call, that difference
+    // alone would read as a lie, so the time unaccounted for must also be more than the whole share. A lie bigger
+    // than the harness's own work is still caught; a smaller one is left to the roofline's physical ceiling.
     const double implied = cand_outside - harness_overhead;
-    if (!disagrees(implied)) return "";
+    if (!disagrees(implied) || implied - cand_reported <= harness_overhead) return "";
     disagreement = "the submission reported " + milliseconds(cand_reported) + " ms per call, but the grader measured " +
                    milliseconds(implied) + " ms per call from outside (the harness's own " + milliseconds(harness_overhead) +
                    " ms per call taken off), " + std::to_string(tries) + " times over: its timings cannot be trusted";

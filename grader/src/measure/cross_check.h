@@ -13,7 +13,8 @@ namespace grader {
 // Empty when the candidate's reported median per call (`cand_reported`) agrees with what the grader measured
 // from outside, else why not (a SUSPECT verdict's details). `reps`: calls per round. What the harness does
 // around each call (fresh inputs, cache flushes) is seen from outside too; it is measured on trusted code, the
-// judge running `judge_variant` on inputs of the same shapes, and taken off. A worker that dies here returns
+// judge running `judge_variant` on inputs of the same shapes, and taken off; since another process can run it
+// slower, a disagreement must also exceed that share. A worker that dies here returns
 // "": the caller sees the dead worker.
 std::string cross_check_times(Worker& cand, const std::string& variant, double cand_reported, Worker& judge,
                               const std::string& judge_variant, int reps, FreshCalls& fresh, double timeout);

@@ -7,7 +7,10 @@
 //     Only the grader's outside timing (grader/src/measure/cross_check.cpp) can catch that.
 //   - `harness_ms = M` makes the harness spend M ms of its own before each call (in poison(), outside the timed
 //     region), as a lab whose fresh inputs are large against a short call does: the grader's outside timing must
-//     take the harness's share off before it compares (e2e_disturbed.py).
+//     take the harness's share off before it compares (e2e_disturbed.py). `candidate_harness_ms = C` adds C ms
+//     more in the candidate's process only, as a shared host did to lab 3's fresh inputs (the same copies, half as
+//     fast again in one process as in the other): the grader measures the share on the judge, and such a
+//     difference must not read as a lie.
 //   - x and y are never freed. Submissions of this lab leave threads running on them after the call returns;
 //     freed under such a thread, they would crash the worker at the next setup and hide the verdict under test.
 #include <labkit/labkit.h>
@@ -18,6 +21,9 @@
 #include <vector>
 
 #include "trust.h"
+
+// Defined by baseline.cpp: null in the candidate's process, which links the submission instead.
+extern "C" __attribute__((weak)) void lab90_judge_marker();
 
 namespace {
 
@@ -38,6 +44,7 @@ struct Trust : labkit::Problem {
     n = c.params.integer("n");
     lie = c.params.integer("lie", 0) != 0;
     harness_seconds = static_cast<double>(c.params.integer("harness_ms", 0)) * 1e-3;
+    if (lab90_judge_marker == nullptr) harness_seconds += static_cast<double>(c.params.integer("candidate_harness_ms", 0)) * 1e-3;
     if (n < 1) throw labkit::Error("lab90 needs n >= 1, got n=" + std::to_string(n));
     c.input("x", x, {n}, -1.0, 1.0);
     y.resize(static_cast<std::size_t>(n));

@@ -9,8 +9,13 @@ max, spread (max - min), how many scores equal the most common one, and the seco
     python3 bench/regrade_spread.py -n 2 --labs lab1         # a smoke run
 
 --grader takes any grader binary (an older build gives the "before" figures); it is run with this repository as its
---root, so both see the same labs and submissions. --no-load leaves the extra busy process out. Standard library
+--root, so both see the same labs and submissions, unless --root names another course tree: an older grader may not
+read today's lab.toml keys, so give it its own commit's tree (`git worktree add`); the submissions still come from
+this repository. --kinds grades only some of the two. --no-load leaves the extra busy process out. Standard library
 only.
+
+    git worktree add /tmp/before 181d7ae^1     # main before the noise rule (issue 15); build it there, then
+    python3 bench/regrade_spread.py --grader /tmp/before/build/bin/grader --root /tmp/before --kinds mid-tier
 """
 import argparse
 import collections
@@ -23,6 +28,7 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LABS = {"lab1": "lab1-matvec", "lab4": "lab4-blocking"}
+KINDS = {"reference": "reference", "mid-tier": os.path.join("bench", "mid_tier")}  # kind: folder of this repository
 SEED = 15015  # one seed for every regrade: a regrade replays the student's inputs
 
 
@@ -61,6 +67,8 @@ def main():
     parser.add_argument("--grader", default=os.path.join(ROOT, "build", "bin", "grader"), help="the grader binary")
     parser.add_argument("-n", type=int, default=20, help="regrades per submission (default 20)")
     parser.add_argument("--labs", nargs="+", default=sorted(LABS), choices=sorted(LABS))
+    parser.add_argument("--root", default=ROOT, help="the course tree the grader reads its labs from (default: this one)")
+    parser.add_argument("--kinds", nargs="+", default=list(KINDS), choices=list(KINDS), help="which submissions to grade")
     parser.add_argument("--no-load", action="store_true", help="no busy process beside the gradings")
     parser.add_argument("--json", help="also write the figures to this file")
     parser.add_argument("--keep", help="keep every report, as <lab>-<kind>-<i>.json in this folder (to see which items moved)")
@@ -76,12 +84,12 @@ def main():
     try:
         for lab in args.labs:
             folder = LABS[lab]
-            for kind, submission in (("reference", os.path.join(ROOT, "reference", folder)),
-                                     ("mid-tier", os.path.join(ROOT, "bench", "mid_tier", folder))):
+            for kind in args.kinds:
+                submission = os.path.join(ROOT, KINDS[kind], folder)
                 runs = []
                 for i in range(args.n):
                     keep = os.path.join(args.keep, "%s-%s-%d.json" % (lab, kind, i + 1)) if args.keep else None
-                    runs.append(grade(args.grader, ROOT, lab, submission, keep))
+                    runs.append(grade(args.grader, args.root, lab, submission, keep))
                     print("  %s %s %d/%d: %.2f points in %.1f s" % (lab, kind, i + 1, args.n, runs[-1][0], runs[-1][1]),
                           file=sys.stderr, flush=True)
                 results["%s %s" % (lab, kind)] = summarise("%s %s (%s)" % (lab, kind, os.path.relpath(submission, ROOT)), runs)
@@ -91,7 +99,7 @@ def main():
             load.wait()
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"grader": args.grader, "n": args.n, "load": not args.no_load, "results": results}, f, indent=2)
+            json.dump({"grader": args.grader, "root": args.root, "n": args.n, "load": not args.no_load, "results": results}, f, indent=2)
 
 
 if __name__ == "__main__":

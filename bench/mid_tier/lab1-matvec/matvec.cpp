@@ -1,15 +1,16 @@
 // matvec.cpp (mid-tier): a lab 1 submission that earns part of the performance points, for bench/regrade_spread.py.
-// Correct everywhere. "unrolled" is partially optimised: the first seven eighths of the rows go through a four-row
-// kernel with independent partial sums (the reference's idea), the last eighth through the naive one-chain loop, so
-// its time lies between the naive loop's and the reference's. Measured once on the shared 2-core machine (loaded):
-// the reference at x1.85 and 0.55 of the roofline (30 of 40 points), two partial sums alone at x1.08 (none), a
-// three-quarter split at x1.32 (5), this split at x1.60 and 0.44 (13.5). The split is the knob on another machine.
+// Correct everywhere. "unrolled" is partially optimised: the first five eighths of the rows go through a four-row
+// kernel with independent partial sums (the reference's idea), the rest through the naive one-chain loop, so its
+// time lies between the naive loop's and the reference's. Its two items pull apart: against the naive row-pointer
+// loop it is x1.66 to x1.69 (14 to 20 of 20 points from x1.3 to x1.8), against the judge's read_a 0.57 to 0.67 (1.5
+// to 6.5 of 20 from 0.6 to 0.8): about half the 40 performance points, measured twice on the shared 2-core AMD VM.
+// The split is the knob on another machine (it was seven eighths before the bandwidth item was timed against read_a).
 #include "matvec.h"
 
 namespace {
 
 // The rows [0, optimised) get the four-row kernel; the rest the naive loop.
-constexpr std::int64_t optimised_share_num = 7, optimised_share_den = 8;
+constexpr std::int64_t optimised_share_num = 5, optimised_share_den = 8;
 
 double dot_naive(const double* row, const double* x, std::int64_t n) {
   double sum = 0;

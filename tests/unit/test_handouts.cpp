@@ -121,7 +121,7 @@ TEST_CASE("graded tables: markers read strictly; a changed lab.toml changes the 
 TEST_CASE("tiers that scale with the machine are written with the lab's names, each explained once") {
   const LabSpec spec = load_lab_spec(course / "labs" / "lab3-openmp");
   const std::string table = graded_table(spec, "performance");
-  CHECK(table.find("`1 + 0.6 (S - 1)`") != std::string::npos);
+  CHECK(table.find("`1 + 0.5 (S - 1)`") != std::string::npos);
   CHECK(table.find("`1 + 0.2 (P - 1)`") != std::string::npos);
   CHECK(table.find("min(max(threads") == table.find("- `p` = `min(max(threads, 2), 16)`") + 9);  // in the legend only
   CHECK(table.find("- `P` = `min(p, cpu_scaling)`: ") != std::string::npos);

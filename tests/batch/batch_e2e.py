@@ -235,13 +235,25 @@ def check_full(ctx):
         check(rows[sid][4:7] == ["10", "10", "20"], "%s: correctness cells %r" % (sid, rows[sid][4:7]))
         for cell in rows[sid][7:]:
             check(cell != "" and 0 <= float(cell) <= 20, "%s: performance cell %r" % (sid, cell))
-    # The plain loop earns nothing for speed; the unrolled one is the faster of the two.
-    check(rows["slow"][7] == "0", "slow earned %s speedup points" % rows["slow"][7])
-
-    def median(sid):
+    def speedup_item(sid):
         test = next(t for t in load(os.path.join(out, sid + ".json"))["tests"] if t["name"] == ITEMS[3])
         check("measurement" in test, "%s: %s was not timed (%s)" % (sid, ITEMS[3], test["details"]))
-        return test["measurement"]["candidate"]["median_s"]
+        return test
+
+    def median(sid):
+        return speedup_item(sid)["measurement"]["candidate"]["median_s"]
+
+    # The plain loop earns nothing for speed: its median speedup is under the first tier. A busy machine can widen
+    # its interval across that tier, and then the noise rule gives the interval's upper end (the benefit of the
+    # doubt, docs/student-guide.md): any points it has must come from that rule, and match the grades.csv cell.
+    slow = speedup_item("slow")
+    m = slow["measurement"]
+    first_tier = m["tiers"][0]["at"]
+    check(m["metric_value"] < first_tier, "slow's median speedup %.3f reaches the first tier %.2f" % (m["metric_value"], first_tier))
+    check(abs(float(rows["slow"][7]) - slow["score"]) < 0.01, "grades.csv says %s, the report %s" % (rows["slow"][7], slow["score"]))
+    if slow["score"] > 0:
+        check(m["within_noise"] and m["metric_interval"][1] >= first_tier,
+              "slow earned %s speedup points outside the noise rule: %r" % (rows["slow"][7], m))
 
     fast, slow = median("fast"), median("slow")
     check(0 < fast < slow, "fast's median %.4f s is not below slow's %.4f s" % (fast, slow))

@@ -42,6 +42,9 @@ def check_calibrate_busy(e2e, grader, args):
     e2e.check(calibration.get("others_share", 0) > 0.25, "others_share %r: the spinners' CPU time was not counted" %
               calibration.get("others_share"))
     e2e.check("BUSY: other programs took" in run.stdout, "calibrate does not say BUSY with the share:\n" + run.stdout)
+    # Busy from the first round on, so the second busy round in a row ends it (cpu_calibrate.cpp), not the fifth.
+    e2e.check(calibration.get("rounds") == 2, "a calibration busy throughout took %r rounds, expected 2" %
+              calibration.get("rounds"))
 
 
 def checks(e2e):

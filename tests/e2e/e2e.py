@@ -16,6 +16,7 @@ import json
 import glob
 import os
 import re
+import shlex
 import shutil
 import signal
 import subprocess
@@ -933,6 +934,37 @@ def check_only(grader, args):
     check(unknown.code == USAGE and "unrolled" in unknown.stderr, "an unknown item: exit %d, %r" % (unknown.code, unknown.stderr))
 
 
+def check_one_lab_build(grader, args):
+    """Two gradings that start together on an empty cache build the lab once: the second waits for the first's
+    build and reuses it (build.cpp's lock). Seen through $CXX, a wrapper that logs each compile it is asked for."""
+    compiler = os.environ.get("CXX") or shutil.which("c++") or shutil.which("g++")
+    if not compiler:
+        raise Skip("no C++ compiler on the PATH to wrap")
+    with tempfile.TemporaryDirectory(prefix="e2e-one-build-") as work:
+        log = os.path.join(work, "compiles.log")
+        wrapper = os.path.join(work, "cxx")
+        with open(wrapper, "w") as f:
+            f.write('#!/bin/sh\necho "$*" >> %s\nexec %s "$@"\n' % (shlex.quote(log), shlex.quote(compiler)))
+        os.chmod(wrapper, 0o755)
+        env = dict(os.environ, GRADER_CACHE=os.path.join(work, "cache"), CXX=wrapper, NO_COLOR="1")
+        env.pop("GRADER_ROOT", None)
+        started = []
+        for n in range(2):  # --dump-case builds the lab, and nothing of a student's (whose compile is sandboxed)
+            cwd = os.path.join(work, "run-%d" % n)
+            os.makedirs(cwd)
+            argv = [grader.binary, "--root", grader.root, "grade", "lab1", "--dump-case", "row pointers/1 x 1"]
+            started.append((argv, subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                                   text=True)))
+        for argv, process in started:
+            out, err = process.communicate(timeout=300)
+            print("$ %s\n(exit %d)\n%s%s" % (" ".join(argv), process.returncode, out, err[-2000:]))
+            check(process.returncode == ALL_PASSED, "exit %d" % process.returncode)
+        with open(log) as f:
+            harness_compiles = [line for line in f if " -c " in " %s " % line and "harness.cpp" in line]
+    check(len(harness_compiles) == 1, "lab1's harness compiled %d times by two gradings started together:\n%s" % (
+        len(harness_compiles), "".join(harness_compiles)))
+
+
 CHECKS = {
     "submission": check_submission,
     "slow-but-correct": check_slow_but_correct,
@@ -959,6 +991,7 @@ CHECKS = {
     "cli-bad-submission": check_bad_submission,
     "sanitize-address": check_sanitize_address,
     "dump-case": check_dump_case,
+    "one-lab-build": check_one_lab_build,
     "only": check_only,
 }
 

@@ -1,9 +1,12 @@
 #include "build/build.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <fstream>
 #include <future>
 #include <sstream>
@@ -20,6 +23,27 @@ namespace grader {
 namespace {
 
 namespace fs = std::filesystem;
+
+// An exclusive flock on `path`, held until destroyed, where the file system has locks; none otherwise (the
+// build then goes ahead unlocked, as it always could: its result is renamed into place whole).
+class BuildLock {
+ public:
+  explicit BuildLock(const fs::path& path) : fd_(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644)) {
+    while (fd_ >= 0 && ::flock(fd_, LOCK_EX) != 0) {
+      if (errno == EINTR) continue;
+      ::close(fd_);
+      fd_ = -1;
+    }
+  }
+  BuildLock(const BuildLock&) = delete;
+  BuildLock& operator=(const BuildLock&) = delete;
+  ~BuildLock() {
+    if (fd_ >= 0) ::close(fd_);  // closing releases the flock
+  }
+
+ private:
+  int fd_;
+};
 
 // Student code gets a bounded compile: a template bomb is a build error, not a hung grader.
 constexpr double student_compile_seconds = 90;
@@ -216,15 +240,20 @@ LabBuild build_lab(const Environment& env, const LabSpec& spec) {
     for (const auto& name : spec.build.baseline) lab.baseline_objects.push_back(object_for(dir, spec.dir / name));
   };
 
-  if (fs::exists(lab.dir / "complete")) {
+  auto reuse = [&] {
     fill_object_lists(lab.dir);
     lab.reused = true;
     return lab;
-  }
+  };
+  if (fs::exists(lab.dir / "complete")) return reuse();
 
-  // Build in a private directory and rename it into place: graders building the same lab at once
-  // (a parallel batch) never see a half-written cache entry.
+  // One build of an entry at a time: a grader that finds another building it (two gradings started together,
+  // ctest -j) waits for that build and reuses it, instead of compiling the same sources beside it (nvcc: half a
+  // minute of CPU for a CUDA lab). The build still goes to a private directory renamed into place, so a grader
+  // that could not take the lock never sees a half-written entry either.
   fs::create_directories(lab.dir.parent_path());
+  const BuildLock lock(lab.dir.string() + ".lock");
+  if (fs::exists(lab.dir / "complete")) return reuse();
   const fs::path staging = lab.dir.string() + ".tmp-" + unique_suffix();
   fs::remove_all(staging);
   fs::create_directories(staging);

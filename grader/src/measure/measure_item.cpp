@@ -48,18 +48,16 @@ bool measure_item(const PerformanceItem& item, const MeasureInputs& in, MeasureC
     return false;
   };
 
-  // The candidate builds the item's inputs while the judge computes the expected outputs (setup is untimed;
-  // for lab 8's gigabyte it costs as much as the judge's run). Its reply is read below, or before the next
-  // command the candidate gets if the judge fails first.
-  context.progress("expected outputs", "performance: " + item.name + ": computing the expected outputs");
+  // The candidate and the judge build the item's inputs at once (setup is untimed; for lab 8's gigabyte it takes
+  // seconds). The candidate's reply is read below, or before the next command it gets if the judge fails first.
+  // No answer is computed here: every timed call's inputs are fresh, so the judge checks them call by call (below),
+  // and the answer to the inputs as set up is wanted only by the candidate's rows of `compare`, after the timing.
+  // Computing it up front cost a naive run per item (5 s of lab 4's 2048^3 product) that most items never read.
+  context.progress("setup", "performance: " + item.name + ": setting up the inputs");
   Worker& cand = context.candidate();
   if (cand.alive()) cand.start_setup(params, seed, {}, timeout);
-
-  // The oracle: the judge's naive code on the same inputs.
   Worker& j = context.judge();
-  std::vector<Array> expected;
-  double judge_seconds = 0;
-  if (!j.alive() || !j.setup(params, seed, {}, timeout) || !j.run(item.variant, timeout, expected, judge_seconds)) {
+  if (!j.alive() || !j.setup(params, seed, {}, timeout)) {
     context.forget_judge();
     return fail(Verdict::internal_error, "the judge failed: " + j.failure().details);
   }
@@ -221,6 +219,19 @@ bool measure_item(const PerformanceItem& item, const MeasureInputs& in, MeasureC
   // after, on the inputs as set up (not fresh: they earn nothing). Every variant of a lab computes the same
   // function, so the judge's outputs are the expected ones; a candidate version whose outputs are wrong is
   // labelled so, not timed.
+  // The oracle for those rows: the judge's naive code on the inputs as set up (a command that is not fresh puts
+  // them back), computed once, when the first candidate row needs it.
+  std::optional<std::vector<Array>> expected;
+  auto expected_outputs = [&]() -> const std::vector<Array>* {
+    if (!expected) {
+      context.progress("expected outputs", "performance: " + item.name + ": computing the expected outputs");
+      std::vector<Array> outputs;
+      double ignored = 0;
+      if (!j.run(item.variant, timeout, outputs, ignored)) return nullptr;
+      expected = std::move(outputs);
+    }
+    return &*expected;
+  };
   for (const auto& entry : item.compare) {
     const bool on_candidate = entry.rfind(candidate_compare_prefix, 0) == 0;
     const std::string variant = on_candidate ? entry.substr(candidate_compare_prefix.size()) : entry;
@@ -228,10 +239,14 @@ bool measure_item(const PerformanceItem& item, const MeasureInputs& in, MeasureC
     TimedCalls calls;
     Timing t;
     t.label = (on_candidate ? "candidate " : "judge ") + variant;
+    if (on_candidate && expected_outputs() == nullptr) {
+      context.forget_judge();
+      return fail(Verdict::internal_error, "the judge failed: " + j.failure().details);
+    }
     if (!worker.alive() || !worker.time(variant, timing.warmup, timing.min_reps, on_candidate, command_timeout, calls)) {
       t.label += " (failed: " + worker.failure().details + ")";
       context.retire_candidate_if_dead();
-    } else if (on_candidate && !check_outputs(calls.outputs, expected, tolerance).passed) {
+    } else if (on_candidate && !check_outputs(calls.outputs, *expected, tolerance).passed) {
       t.label += " (wrong answer: not timed)";
     } else {
       t.seconds = calls.seconds;

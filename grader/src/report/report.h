@@ -108,7 +108,7 @@ struct Report {
   MachineInfo machine;
   double wall_seconds = 0;
   // Where that time went: seconds per stage of the grading (staging, build (lab), build (submission), calibration,
-  // correctness, expected outputs, timing, ...), in the order the stages first ran (pipeline/stage_clock.h).
+  // correctness, setup, timing, expected outputs, ...), in the order the stages first ran (pipeline/stage_clock.h).
   std::vector<std::pair<std::string, double>> stage_seconds;
   std::string sanitizer_tool;    // "memcheck", "racecheck"; empty when not asked for
   std::string sanitizer_program;  // "compute-sanitizer" (CUDA labs) or "GCC sanitizers" (CPU labs)

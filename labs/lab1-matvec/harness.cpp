@@ -2,9 +2,9 @@
 // the three matvec variants, and hands y back. Linked with the student's matvec.cpp (the candidate) and with
 // baseline.cpp (the judge); see grader/labkit/include/labkit/labkit.h for the contract.
 //
-// One more variant, "read_a", is the judge's alone: A read once and nothing else (baseline.cpp says how), the
-// yardstick of the bandwidth item, timed in the same rounds as the student's matvec. It is a weak symbol that
-// baseline.cpp defines, so the candidate has none.
+// Two more variants are the judge's alone (baseline.cpp says how): "tuned", a fast matvec, the yardstick of the
+// bandwidth item, timed in the same rounds as the student's matvec; and "read_a", A read once and nothing else,
+// that item's bound. They are weak symbols that baseline.cpp defines, so the candidate has neither.
 #include <labkit/labkit.h>
 
 #include <algorithm>
@@ -15,6 +15,7 @@
 
 #include "matvec.h"
 
+extern "C" __attribute__((weak)) void lab1_judge_tuned(const double* a, const double* x, double* y, std::int64_t m, std::int64_t n);
 extern "C" __attribute__((weak)) void lab1_judge_read_a(const double* a, double* row_sums, std::int64_t m, std::int64_t n);
 
 namespace {
@@ -28,7 +29,7 @@ struct Matvec : labkit::Problem {
   std::vector<std::unique_ptr<double[]>> row_storage;
   std::vector<const double*> rows;
 
-  std::vector<std::string> variants() const override { return {"rowptr", "contiguous", "unrolled", "read_a"}; }
+  std::vector<std::string> variants() const override { return {"rowptr", "contiguous", "unrolled", "tuned", "read_a"}; }
 
   void setup(labkit::Case& c) override {
     m = c.params.integer("m");
@@ -49,12 +50,14 @@ struct Matvec : labkit::Problem {
       matvec_contiguous(a.data(), x.data(), y.data(), m, n);
     } else if (variant == "unrolled") {
       matvec_unrolled(a.data(), x.data(), y.data(), m, n);
-    } else if (variant == "read_a") {
+    } else if (variant == "tuned" || variant == "read_a") {
       // A weak symbol nobody defined is null: this is the candidate, which has no judge variants.
-      if (lab1_judge_read_a == nullptr) throw labkit::Error("read_a is the judge's own variant; the candidate has none");
-      lab1_judge_read_a(a.data(), y.data(), m, n);
+      if (lab1_judge_tuned == nullptr || lab1_judge_read_a == nullptr)
+        throw labkit::Error(std::string(variant) + " is the judge's own variant; the candidate has none");
+      if (variant == "tuned") lab1_judge_tuned(a.data(), x.data(), y.data(), m, n);
+      else lab1_judge_read_a(a.data(), y.data(), m, n);
     } else {
-      throw labkit::Error("lab1 has no variant '" + std::string(variant) + "' (rowptr, contiguous, unrolled, read_a)");
+      throw labkit::Error("lab1 has no variant '" + std::string(variant) + "' (rowptr, contiguous, unrolled, tuned, read_a)");
     }
   }
 

@@ -142,7 +142,7 @@ TEST_CASE("the real lab1 lab.toml parses into the values it states") {
   CHECK(bandwidth.variant == "unrolled");
   CHECK(bandwidth.metric == Metric::speedup);
   CHECK(bandwidth.baseline.process == BaselineSpec::Process::judge);
-  CHECK(bandwidth.baseline.variant == "read_a");
+  CHECK(bandwidth.baseline.variant == "tuned");
   CHECK(bandwidth.bound == "read_a");
   REQUIRE(bandwidth.flops);
   CHECK(bandwidth.flops->text() == "2*m*n");

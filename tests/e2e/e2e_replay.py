@@ -145,7 +145,7 @@ def check_replay_refuses_changed_lab(e2e, grader, args):
         shutil.rmtree(root, ignore_errors=True)
 
 
-SPEEDUP_TIERS = "tiers = [ { at = 1.3, points = 0 }, { at = 1.8, points = 20 } ]"
+SPEEDUP_TIERS = "tiers = [ { at = 1.5, points = 0 }, { at = 1.8, points = 20 } ]"
 DENSE = [(round(0.30 + 0.01 * i, 2), round(20.0 * i / 570, 6)) for i in range(571)]  # 0.30x .. 6.00x, linear
 
 

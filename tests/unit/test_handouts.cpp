@@ -88,7 +88,7 @@ TEST_CASE("graded tables: markers read strictly; a changed lab.toml changes the 
   const std::string handout = read(spec.dir / "README.md");
   const std::string table = graded_table(spec, "performance");
   CHECK(table.find("| unrolled bandwidth, 10000 x 10000 |") != std::string::npos);
-  CHECK(table.find("0 points at 0.6x, 20 at 0.8x") != std::string::npos);
+  CHECK(table.find("0 points at 0.55x, 20 at 0.7x") != std::string::npos);
   CHECK(table.find("Total: 80 points (40 correctness, 40 performance).") != std::string::npos);
   LabSpec moved = spec;
   moved.performance[0].tiers[1].at = Expr::constant(1.9);

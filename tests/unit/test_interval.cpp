@@ -17,7 +17,7 @@ using grader::within_noise_points;
 
 namespace {
 
-// lab1's speedup item: nothing below 1.3x, 20 points from 1.8x.
+// A speedup item with lab1's tiers of old: nothing below 1.3x, 20 points from 1.8x.
 const std::vector<EvaluatedTier> lab1_speedup = {{1.3, 0}, {1.8, 20}};
 
 // n samples around `centre`, spread +-`spread` evenly (deterministic, so the test is too).

@@ -148,7 +148,7 @@ TEST_CASE("the real lab1 lab.toml parses into the values it states") {
   CHECK(bandwidth.flops->text() == "2*m*n");
   CHECK(bandwidth.bytes->evaluate(evaluate_params(bandwidth.params, {{"threads", 2}})) == 8.0 * (1e8 + 2e4));
   REQUIRE(bandwidth.tiers.size() == 2);
-  CHECK(bandwidth.tiers[0].at.evaluate({}) == 0.6);
+  CHECK(bandwidth.tiers[0].at.evaluate({}) == 0.55);
   CHECK(bandwidth.read_only_memory);  // a matrix-vector product only reads: the read-only ceiling
   CHECK(bandwidth.max_points() == 20);
   CHECK(spec.performance[0].metric == Metric::speedup);

@@ -12,7 +12,7 @@ using grader::tier_points;
 
 namespace {
 
-// lab1's speedup item: nothing below 1.3x, 20 points from 1.8x.
+// A speedup item with lab1's tiers of old: nothing below 1.3x, 20 points from 1.8x.
 const std::vector<EvaluatedTier> two_tiers = {{1.3, 0}, {1.8, 20}};
 // Three tiers, the middle one a step: 0 at 1, 10 at 2, 30 at 4.
 const std::vector<EvaluatedTier> three_tiers = {{1, 0}, {2, 10}, {4, 30}};

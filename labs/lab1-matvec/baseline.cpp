@@ -8,8 +8,9 @@
 //     is what this machine gave a good matvec in that same second: a shared VM's read bandwidth moves by a factor
 //     of two within minutes, which no calibration taken earlier sees;
 //   - that item's bound, "read_a": the same walk through A without x or the multiplies, which no honest matvec
-//     beats by much. It is not the yardstick: on an Intel Xeon CI VM the reference matvec read only 0.72 of its
-//     speed (0.87 to 1.03 on an AMD EPYC VM), so a fraction of it meant different things on the two kinds.
+//     beats by much. It is not the yardstick: a yardstick doing less than the item's work leaves the student's
+//     fraction to how much the multiplies and x cost on this CPU (the reference read 0.87 to 1.03 of read_a on a
+//     quiet VM; 0.99 to 1.01 of "tuned").
 #include <cstring>
 
 #include "matvec.h"

@@ -53,12 +53,27 @@ double performance_points(const Report& report) {
   return points;
 }
 
-// "item: verdict: details" for every test of the report short of its full points.
+// "candidate unrolled 30.12 ms, 26.6 GB/s": one side of a measurement, so that a log read later (a CI's) tells
+// which side moved.
+std::string side_figures(const Timing& side) {
+  using pipeline::fixed;
+  std::string text = side.label + " " + fixed(side.median * 1e3, 2) + " ms";
+  if (side.gbps > 0) text += ", " + fixed(side.gbps, 1) + " GB/s";
+  else if (side.gflops > 0) text += ", " + fixed(side.gflops, 1) + " GFLOP/s";
+  return text;
+}
+
+// "item: verdict: details" for every test of the report short of its full points; a timed one also gives the
+// medians of both sides.
 std::vector<std::string> shortfalls(const Report& report) {
   std::vector<std::string> lines;
-  for (const auto& test : report.tests)
-    if (test.score + 1e-9 < test.max_score)
-      lines.push_back(test.name + ": " + std::string(info(test.verdict).label) + ": " + test.details);
+  for (const auto& test : report.tests) {
+    if (test.score + 1e-9 >= test.max_score) continue;
+    std::string line = test.name + ": " + std::string(info(test.verdict).label) + ": " + test.details;
+    if (test.measurement && test.measurement->candidate.median > 0)
+      line += " (" + side_figures(test.measurement->candidate) + "; " + side_figures(test.measurement->baseline) + ")";
+    lines.push_back(line);
+  }
   return lines;
 }
 

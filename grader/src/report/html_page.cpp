@@ -10,8 +10,9 @@ namespace grader::html {
 namespace {
 
 // One sheet for the report and the dashboard. System fonts only (nothing is fetched); one column that narrows to a
-// phone's width; tables scroll sideways rather than overflow; print unfolds every folded section (there is no
-// script to open them) and keeps the colours that carry meaning.
+// phone's width; tables scroll sideways rather than overflow; a long unbroken word in running text (a submission's
+// path, a student's folder name) wraps rather than widening the page; print unfolds every folded section (there is
+// no script to open them) and keeps the colours that carry meaning.
 constexpr std::string_view style_sheet = R"css(
 :root{--ink:#1d2330;--dim:#5b6475;--line:#d8dde6;--pass:#1a7f37;--part:#9a6700;--fail:#cf222e;--you:#0969da;
 --base:#6e7781;--ref:#1a7f37;--bg:#fff;--panel:#f6f8fa}
@@ -21,6 +22,7 @@ main{max-width:62rem;margin:0 auto;padding:1rem}
 h1{font-size:1.4rem;margin:.2rem 0}h2{font-size:1.15rem;margin:1.6rem 0 .5rem;border-bottom:1px solid var(--line)}
 h3{font-size:1rem;margin:0 0 .3rem}
 .meta{color:var(--dim);font-size:.9rem}
+h1,h2,h3,p,li,summary,.item-head .name{overflow-wrap:anywhere}
 .total{display:flex;align-items:baseline;gap:1rem;flex-wrap:wrap;margin:.8rem 0;padding:.8rem 1rem;
 background:var(--panel);border-radius:.5rem}
 .total .score{font-size:2.2rem;font-weight:700}

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "report/html_report.h"
+#include "report/roofline_svg.h"
 #include "report/writers.h"
 
 using namespace grader;
@@ -80,4 +81,29 @@ TEST_CASE("the reference's recorded figures add its mark") {
   const std::string page = render_html_report(to_json(hostile_report()), reference);
   CHECK(page.find("class=\"pt pt-reference\"") != std::string::npos);
   CHECK(page.find("data-series=\"reference\" data-intensity=\"0.250000\" data-gflops=\"4.000000\"") != std::string::npos);
+}
+
+TEST_CASE("items held to one calibrated ceiling share one line, at the highest rate judge code reached") {
+  auto measurement = [](double gbps, const std::string& reached) {
+    return nlohmann::json{{"ceilings", {{"memory_gbps", gbps}, {"compute_gflops", 100.0},
+                                        {"memory", "read-only memory bandwidth (1 thread, 20.0 GB/s)"},
+                                        {"compute", "FP64 peak (1 thread, 100.0 GFLOP/s)"},
+                                        {"memory_reached", reached}, {"compute_reached", ""}}}};
+  };
+  std::vector<RooflineCeiling> ceilings;
+  add_item_ceilings(ceilings, measurement(20.0, ""));
+  add_item_ceilings(ceilings, measurement(31.4, "judge read_a reached 31.4 GB/s in this grading"));
+  add_item_ceilings(ceilings, measurement(25.0, "judge tuned reached 25.0 GB/s in this grading"));
+  REQUIRE(ceilings.size() == 1);
+  CHECK(ceilings[0].gbps == doctest::Approx(31.4));
+  CHECK(ceilings[0].raised);
+  CHECK(roofline_svg(ceilings, {{8.0, 32.0, "candidate", "matvec", "1", "yours", ""}}).find("raised to what judge code "
+                                                                                           "reached") != std::string::npos);
+  // Another calibrated ceiling (all threads) is a line of its own; a measurement without ceilings adds none.
+  auto all_threads = measurement(40.0, "");
+  all_threads["ceilings"]["memory"] = "read-only memory bandwidth (all threads, 40.0 GB/s)";
+  add_item_ceilings(ceilings, all_threads);
+  add_item_ceilings(ceilings, nlohmann::json::object());
+  CHECK(ceilings.size() == 2);
+  CHECK_FALSE(ceilings[1].raised);
 }

@@ -89,11 +89,7 @@ std::string class_roofline(const LabSpec& spec, const std::vector<json>& reports
       auto m = t.find("measurement");
       if (m == t.end() || !m->is_object()) continue;
       const std::string name = t.value("name", "");
-      const json& c = m->value("ceilings", json::object());
-      const std::string label = c.value("memory", std::string()) + "; " + c.value("compute", std::string());
-      if (c.value("memory_gbps", 0.0) > 0 && c.value("compute_gflops", 0.0) > 0 &&
-          std::none_of(ceilings.begin(), ceilings.end(), [&](const RooflineCeiling& x) { return x.label == label; }))
-        ceilings.push_back({c.value("memory_gbps", 0.0), c.value("compute_gflops", 0.0), label});
+      add_item_ceilings(ceilings, *m);
       const json& candidate = m->value("candidate", json::object());
       points.push_back({candidate.value("gflops", 0.0), candidate.value("gbps", 0.0), "student", name, "",
                         student_id(r) + ": " + name, colour_of.count(name) ? colour_of[name] : ""});

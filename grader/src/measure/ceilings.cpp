@@ -1,6 +1,7 @@
 #include "measure/ceilings.h"
 
 #include <algorithm>
+#include <cmath>
 #include <sstream>
 
 #include "measure/statistics.h"
@@ -14,6 +15,19 @@ std::string fixed(double value, int digits) {
   text.precision(digits);
   text << std::fixed << value;
   return text.str();
+}
+
+std::string reached(const Timing& judge, double rate, const char* unit) {
+  return judge.label + " reached " + fixed(rate, 1) + " " + unit + " in this grading";
+}
+
+// "read-only memory bandwidth (1 thread, 20.6 GB/s)" and "judge read_a reached 23.1 GB/s in this grading" ->
+// "read-only memory bandwidth (1 thread, 20.6 GB/s; judge read_a reached 23.1 GB/s in this grading)".
+std::string with_reached(const std::string& calibrated, const std::string& reached) {
+  if (reached.empty()) return calibrated;
+  if (!calibrated.empty() && calibrated.back() == ')')
+    return calibrated.substr(0, calibrated.size() - 1) + "; " + reached + ")";
+  return calibrated + " (" + reached + ")";
 }
 
 }  // namespace
@@ -55,6 +69,19 @@ std::optional<Ceilings> roofline_ceilings(const PerformanceItem& item, const Var
   return c;
 }
 
+void raise_to_judge_rate(const Timing& judge, Ceilings& ceilings) {
+  if (std::isfinite(judge.gbps) && judge.gbps * 1e9 > ceilings.bytes_per_second) {
+    ceilings.bytes_per_second = judge.gbps * 1e9;
+    ceilings.possible_bytes_per_second = std::max(ceilings.possible_bytes_per_second, ceilings.bytes_per_second);
+    ceilings.memory_reached = reached(judge, judge.gbps, "GB/s");
+  }
+  if (std::isfinite(judge.gflops) && judge.gflops * 1e9 > ceilings.flops_per_second) {
+    ceilings.flops_per_second = judge.gflops * 1e9;
+    ceilings.possible_flops_per_second = std::max(ceilings.possible_flops_per_second, ceilings.flops_per_second);
+    ceilings.compute_reached = reached(judge, judge.gflops, "GFLOP/s");
+  }
+}
+
 void fill_rates(const PerformanceItem& item, const Variables& scope, Timing& timing) {
   const Summary summary = summarize(timing.seconds);
   timing.median = summary.median;
@@ -77,13 +104,16 @@ void place_on_roofline(const PerformanceItem& item, const Variables& scope, cons
   m.ceiling_gflops = ceilings.flops_per_second / 1e9;
   m.memory_ceiling = ceilings.memory_label;
   m.compute_ceiling = ceilings.compute_label;
+  m.memory_reached = ceilings.memory_reached;
+  m.compute_reached = ceilings.compute_reached;
   if (!item.flops && !item.bytes) return;
   // The time this machine needs at least, over the time taken.
   const double bytes = item.bytes ? item.bytes->evaluate(scope) : 0;
   const double flops = item.flops ? item.flops->evaluate(scope) : 0;
   const double memory_floor = bytes / ceilings.bytes_per_second;
   const double compute_floor = flops / ceilings.flops_per_second;
-  m.roofline_bound = memory_floor >= compute_floor ? ceilings.memory_label : ceilings.compute_label;
+  m.roofline_bound = memory_floor >= compute_floor ? with_reached(ceilings.memory_label, ceilings.memory_reached)
+                                                   : with_reached(ceilings.compute_label, ceilings.compute_reached);
   m.roofline_fraction = std::max(memory_floor, compute_floor) / m.candidate.median;
   const double fewest_seconds =
       std::max(bytes / ceilings.possible_bytes_per_second, flops / ceilings.possible_flops_per_second);

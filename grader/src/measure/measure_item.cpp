@@ -276,6 +276,7 @@ bool measure_item(const PerformanceItem& item, const MeasureInputs& in, MeasureC
 
   fill_rates(item, scope, m.candidate);
   fill_rates(item, scope, m.baseline);
+  bool yardstick_is_judge_code = !baseline_is_candidate_code;
   if (!cap.seconds.empty()) {
     // The yardstick is the faster of the candidate's own baseline and the judge's cap: slowing the baseline
     // down buys nothing beyond the judge's time.
@@ -283,12 +284,17 @@ bool measure_item(const PerformanceItem& item, const MeasureInputs& in, MeasureC
     if (cap.median < m.baseline.median) {
       cap.label += " (caps " + m.baseline.label + ", which took " + fixed(m.baseline.median * 1e3, 2) + " ms)";
       std::swap(cap, m.baseline);
+      yardstick_is_judge_code = true;
     }
     m.compare.push_back(cap);
   }
   derive_speedup(m);
-  if (auto ceilings = roofline_ceilings(item, scope, context.spec.gpu, context.calibration))
+  if (bound) fill_rates(item, scope, *bound);
+  if (auto ceilings = roofline_ceilings(item, scope, context.spec.gpu, context.calibration)) {
+    if (yardstick_is_judge_code) raise_to_judge_rate(m.baseline, *ceilings);
+    if (bound) raise_to_judge_rate(*bound, *ceilings);
     place_on_roofline(item, scope, *ceilings, m);
+  }
 
   // The times above are the workers' own; a submission shares its process with the timer. Check them against the
   // grader's own clock before they earn anything. The check only ever finds times reported too short, so where

@@ -133,12 +133,7 @@ std::string roofline_section(const json& report, const json& reference) {
     auto m = test.find("measurement");
     if (m == test.end() || !m->is_object()) continue;
     const std::string name = text_of(test, "name");
-    const json& c = m->value("ceilings", json::object());
-    const double gbps = number_of(c, "memory_gbps"), gflops = number_of(c, "compute_gflops");
-    const std::string label = text_of(c, "memory") + "; " + text_of(c, "compute");
-    if (gbps > 0 && gflops > 0 &&
-        std::none_of(ceilings.begin(), ceilings.end(), [&](const RooflineCeiling& r) { return r.label == label; }))
-      ceilings.push_back({gbps, gflops, label});
+    add_item_ceilings(ceilings, *m);
     const json& candidate = (*m)["candidate"];
     if (number_of(candidate, "gflops") <= 0 || number_of(candidate, "gbps") <= 0) {
       unplaced.push_back(std::to_string(number) + ". " + name);
@@ -170,7 +165,8 @@ std::string roofline_section(const json& report, const json& reference) {
                     "as the items below)</span><span><span class=\"swatch\" style=\"border:2px solid var(--base)\"></span>"
                     "baseline</span><span><span class=\"swatch\" style=\"border:2px solid var(--ref)\"></span>reference "
                     "solution" + std::string(reference.is_object() ? "" : " (not recorded here: run `grader selftest`)") +
-                    "</span><span>lines: calibrated memory and compute ceilings</span></p>\n";
+                    "</span><span>lines: memory and compute ceilings, as calibrated or, where judge code beat that while "
+                    "grading, as it reached them</span></p>\n";
   if (!unplaced.empty()) {
     out += "<p class=\"meta\">Not on the plot (the item declares no flops or no bytes): ";
     for (std::size_t i = 0; i < unplaced.size(); ++i) out += (i ? ", " : "") + escape(unplaced[i]);

@@ -85,7 +85,9 @@ json to_json(const Report& report) {
                               {"ceilings", {{"memory_gbps", finite_or_zero(m.ceiling_gbps)},
                                             {"compute_gflops", finite_or_zero(m.ceiling_gflops)},
                                             {"memory", m.memory_ceiling},
-                                            {"compute", m.compute_ceiling}}}};
+                                            {"compute", m.compute_ceiling},
+                                            {"memory_reached", m.memory_reached},
+                                            {"compute_reached", m.compute_reached}}}};
     }
     if (test.kind == TestKind::performance) entry["next_step"] = test.next_step;
     tests.push_back(entry);

@@ -40,7 +40,9 @@ struct Measurement {
   std::vector<Timing> compare;  // professional figures (cuBLAS, CUB, OpenBLAS), report only
   double speedup = 0;           // baseline median / candidate median
   double speedup_low = 0, speedup_high = 0;  // from the quartiles: baseline q1 / candidate q3 .. q3 / q1
-  double roofline_fraction = 0;  // achieved / calibrated peak of the binding resource; 0 if uncalibrated
+  // achieved / peak of the binding resource: the calibrated peak, or what judge code reached in this grading where
+  // that is higher (measure/ceilings.h); 0 if uncalibrated
+  double roofline_fraction = 0;
   std::string roofline_bound;    // "memory bandwidth (1 thread, 14.2 GB/s)", "FP64 peak (1 thread, 105.7 GFLOP/s)"
   double possible_fraction = 0;  // achieved / what the threads used could physically reach; > 1.5 is SUSPECT
   double metric_value = 0;       // the number the tiers read (speedup or roofline fraction)
@@ -52,7 +54,10 @@ struct Measurement {
   std::vector<TierMark> tiers;   // the item's ladder, evaluated on this machine (the HTML report draws it)
   // The ceilings this item is held to, for the roofline plot: 0 where the machine has no calibration for them.
   double ceiling_gbps = 0, ceiling_gflops = 0;
-  std::string memory_ceiling, compute_ceiling;  // their labels
+  std::string memory_ceiling, compute_ceiling;  // their labels, as calibrated
+  // Where judge code beat the calibrated ceiling in this grading and the ceiling above is its rate: "judge read_a
+  // reached 23.1 GB/s in this grading"; empty where the calibration stands.
+  std::string memory_reached, compute_reached;
   // The metric's 95% confidence interval from the raw samples (score/noise.h). `within_noise`: it still held a
   // tier threshold after `noise_retries` more measurements, and the item was scored by noise_rule().
   double metric_low = 0, metric_high = 0;

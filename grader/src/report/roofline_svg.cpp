@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include <nlohmann/json.hpp>
+
 #include "report/html_page.h"
 
 namespace grader {
@@ -52,6 +54,25 @@ std::string decade_label(double decade) {
 
 }  // namespace
 
+void add_item_ceilings(std::vector<RooflineCeiling>& ceilings, const nlohmann::json& measurement) {
+  if (!measurement.is_object()) return;
+  const auto c = measurement.value("ceilings", nlohmann::json::object());
+  if (!c.is_object()) return;
+  auto number = [&](const char* key) { return c.contains(key) && c[key].is_number() ? c[key].get<double>() : 0.0; };
+  auto text = [&](const char* key) { return c.contains(key) && c[key].is_string() ? c[key].get<std::string>() : ""; };
+  RooflineCeiling ceiling{number("memory_gbps"), number("compute_gflops"), text("memory") + "; " + text("compute"),
+                          !text("memory_reached").empty() || !text("compute_reached").empty()};
+  if (!(ceiling.gbps > 0) || !(ceiling.gflops > 0)) return;
+  auto same = std::find_if(ceilings.begin(), ceilings.end(), [&](const RooflineCeiling& r) { return r.label == ceiling.label; });
+  if (same == ceilings.end()) {
+    ceilings.push_back(ceiling);
+    return;
+  }
+  same->gbps = std::max(same->gbps, ceiling.gbps);
+  same->gflops = std::max(same->gflops, ceiling.gflops);
+  same->raised = same->raised || ceiling.raised;
+}
+
 std::string roofline_svg(const std::vector<RooflineCeiling>& ceilings, const std::vector<RooflinePoint>& points) {
   if (std::none_of(points.begin(), points.end(), placeable)) return {};
   const Axes axes = fit_axes(ceilings, points);
@@ -88,7 +109,8 @@ std::string roofline_svg(const std::vector<RooflineCeiling>& ceilings, const std
     const double x_start = std::pow(10.0, axes.x_min), x_end = std::pow(10.0, axes.x_max), ridge = c.gflops / c.gbps;
     svg += "<polyline class=\"ceiling\" points=\"" + number(axes.x(x_start)) + "," + number(axes.y(c.gbps * x_start)) + " " +
            number(axes.x(ridge)) + "," + number(axes.y(c.gflops)) + " " + number(axes.x(x_end)) + "," +
-           number(axes.y(c.gflops)) + "\"><title>" + html::escape(c.label) + "</title></polyline>\n";
+           number(axes.y(c.gflops)) + "\"><title>" + html::escape(c.label) +
+           (c.raised ? html::escape("; raised to what judge code reached while grading") : "") + "</title></polyline>\n";
     svg += "<text class=\"ceiling-label\" x=\"" + number(width - right - 4) + "\" y=\"" + number(axes.y(c.gflops) - 5) +
            "\" text-anchor=\"end\">" + html::fixed(c.gflops, 1) + " GFLOP/s, " + html::fixed(c.gbps, 1) + " GB/s</text>\n";
   }

@@ -10,11 +10,14 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 namespace grader {
 
 struct RooflineCeiling {
   double gbps = 0, gflops = 0;  // memory and compute ceilings
-  std::string label;            // "read-only memory bandwidth (1 thread, 35.0 GB/s); FP64 peak (1 thread, ...)"
+  std::string label;            // as calibrated: "read-only memory bandwidth (1 thread, 35.0 GB/s); FP64 peak (...)"
+  bool raised = false;          // above the calibration: judge code reached more while grading
 };
 
 struct RooflinePoint {
@@ -25,6 +28,11 @@ struct RooflinePoint {
   std::string tooltip;
   std::string colour;           // a CSS colour overriding the series' own; empty keeps it
 };
+
+// Adds the ceilings of one report item (its JSON "measurement") to a plot's. Items held to the same calibrated
+// ceilings share one line, drawn at the highest rate any of them was raised to (judge code beat the calibration in
+// its grading: measure/ceilings.h), so no mark that sits under its own item's ceiling sits above the plot's line.
+void add_item_ceilings(std::vector<RooflineCeiling>& ceilings, const nlohmann::json& measurement);
 
 // Points without both rates cannot be placed and are left out (the caller says so). Empty without any point.
 std::string roofline_svg(const std::vector<RooflineCeiling>& ceilings, const std::vector<RooflinePoint>& points);

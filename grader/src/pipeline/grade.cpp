@@ -1,6 +1,6 @@
 // grade.cpp: one submission through every stage (docs/design.md, "The grading pipeline"): the run itself, the
-// work directory, staging, the builds and the link policy, and the workers the stages share. Correctness items
-// are graded in correctness.cpp, performance items in performance.cpp.
+// work directory, and the workers the stages share. Staging, the builds and the link policy are builds.cpp's;
+// correctness items are graded in correctness.cpp, performance items in performance.cpp.
 #include "pipeline/grade.h"
 
 #include <sys/stat.h>
@@ -10,10 +10,8 @@
 #include <cstdlib>
 #include <random>
 
-#include "build/stage.h"
 #include "pipeline/grading.h"
 #include "pipeline/launch.h"
-#include "policy/policy.h"
 #include "run/sandbox.h"
 #include "run/unprivileged.h"
 
@@ -45,98 +43,6 @@ void Grading::warn_if_busy(const std::vector<std::string>& disturbed_items) {
   report_.warnings.push_back("other programs used the CPU while this grading timed (" + items + "): the figures "
                              "and points of those items may be lower than on a quiet machine; grade again when it "
                              "is quiet");
-}
-
-bool Grading::build_everything() {
-  progress("staging", "staging " + options_.submission.string());
-  StageResult staged = stage_submission(spec_, options_.submission, workdir_ / "src");
-  if (staged.verdict != Verdict::passed) {
-    report_.verdict = staged.verdict;
-    report_.verdict_details = staged.details;
-    return false;
-  }
-  if (!options_.keep_staged_in.empty()) {
-    // For the replay bundle; failing to keep a copy must not cost the student the grading.
-    std::error_code ec;
-    fs::copy(workdir_ / "src", options_.keep_staged_in, fs::copy_options::recursive | fs::copy_options::overwrite_existing, ec);
-    if (ec) report_.warnings.push_back("the replay bundle lacks the staged files: " + ec.message());
-  }
-
-  progress("build (lab)", "building the lab's harness and judge");
-  try {
-    lab_ = build_lab(env_, spec_);
-  } catch (const LabBuildError& error) {
-    report_.verdict = Verdict::internal_error;
-    report_.verdict_details = error.what();
-    report_.build_log = error.log();
-    return false;
-  }
-
-  // Workers may run as an unprivileged user who cannot reach the build tree (a clone under /root): the
-  // judge runs from the work directory, like the candidate.
-  fs::copy_file(lab_.judge, workdir_ / "judge", fs::copy_options::overwrite_existing);
-  lab_.judge = workdir_ / "judge";
-
-  progress("build (submission)", "compiling the submission");
-  staged_sources_ = staged.sources;
-  candidate_build_ = compile_candidate(env_, spec_, lab_, staged.sources, workdir_);
-  report_.build_log = candidate_build_.log;
-  if (candidate_build_.verdict != Verdict::passed) {
-    report_.verdict = candidate_build_.verdict;
-    report_.verdict_details = "the submission does not compile; the compiler's words are in the build log";
-    return false;
-  }
-
-  // Before anything links or runs: what the student's objects define and call.
-  PolicyResult policy = apply_link_policy(spec_, lab_.baseline_objects, candidate_build_.student_objects);
-  if (policy.verdict != Verdict::passed) {
-    report_.verdict = policy.verdict;
-    report_.verdict_details = policy.details;
-    return false;
-  }
-
-  link_candidate(env_, spec_, lab_, candidate_build_, workdir_);
-  report_.build_log = candidate_build_.log;
-  if (candidate_build_.verdict != Verdict::passed) {
-    report_.verdict = candidate_build_.verdict;
-    report_.verdict_details = "the submission does not link with the lab's harness; the linker's words are in the build log";
-    return false;
-  }
-  if (is_compiler_sanitizer(options_.sanitize)) return build_sanitized();
-  return true;
-}
-
-// --sanitize=address,undefined on a CPU lab: the same sources again, instrumented, and that build runs. The
-// link policy has read the plain build above (the instrumentation adds the sanitizers' own calls and a
-// constructor, which the policy would refuse); the sources are the same.
-bool Grading::build_sanitized() {
-  CandidateBuild sanitized = sanitized_build({}, "candidate");
-  if (sanitized.verdict != Verdict::passed) {
-    report_.verdict = sanitized.verdict;
-    report_.verdict_details = "the submission does not build with -fsanitize=" + options_.sanitize + "; see the build log";
-    return false;
-  }
-  candidate_build_.executable = sanitized.executable;
-  return true;
-}
-
-// Every build of the submission that runs gets the sanitizer, an item's own build (lab3's race detectors at
-// -O0) as much as the main one: item_flags first, then the sanitizer's. -ffile-prefix-map makes the
-// sanitizers' reports name "src/matvec.cpp:25", the student's own file.
-CandidateBuild Grading::sanitized_build(const std::vector<std::string>& item_flags, const std::string& name) {
-  std::vector<std::string> flags = item_flags;
-  for (const std::string& flag : {"-fsanitize=" + options_.sanitize, std::string("-fno-omit-frame-pointer"), std::string("-g"),
-                                  "-ffile-prefix-map=" + workdir_.string() + "/="})
-    flags.push_back(flag);
-  std::string shown;
-  for (const auto& flag : item_flags) shown += flag + " ";
-  shown += "-fsanitize=" + options_.sanitize;
-  progress("build (submission)", "compiling the submission again, with " + shown);
-  CandidateBuild sanitized = compile_candidate(env_, spec_, lab_, staged_sources_, workdir_, flags, name + "-sanitized");
-  if (sanitized.verdict == Verdict::passed)
-    link_candidate(env_, spec_, lab_, sanitized, workdir_, name + "-sanitized", {"-fsanitize=" + options_.sanitize});
-  report_.build_log += "\n# the build with " + shown + "\n" + sanitized.log;
-  return sanitized;
 }
 
 std::unique_ptr<Worker> Grading::start_worker(const fs::path& executable, const std::string& role) {
@@ -194,41 +100,6 @@ bool Grading::is_candidate_code(const fs::path& executable) const {
   for (const auto& [flags, built] : flag_builds_)
     if (executable == built.build.executable) return true;
   return false;
-}
-
-Grading::FlagBuild& Grading::flag_build(const std::vector<std::string>& flags) {
-  auto found = flag_builds_.find(flags);
-  if (found != flag_builds_.end()) return found->second;
-  FlagBuild& made = flag_builds_[flags];
-  std::string shown;
-  for (const auto& flag : flags) shown += (shown.empty() ? "" : " ") + flag;
-  progress("build (submission)", "compiling the submission again, with " + shown);
-  const std::string name = "candidate-" + std::to_string(flag_builds_.size());
-  made.build = compile_candidate(env_, spec_, lab_, staged_sources_, workdir_, flags, name);
-  if (made.build.verdict != Verdict::passed) {
-    made.details = "the submission does not compile with this item's extra flags (" + shown + "); see the build log";
-  } else if (PolicyResult policy = apply_link_policy(spec_, lab_.baseline_objects, made.build.student_objects);
-             policy.verdict != Verdict::passed) {
-    // The optimiser changes what an object calls: at -O0 nothing is inlined, so the policy reads this build too.
-    made.build.verdict = policy.verdict;
-    made.details = "built with " + shown + ": " + policy.details;
-  } else {
-    link_candidate(env_, spec_, lab_, made.build, workdir_, name);
-    if (made.build.verdict != Verdict::passed)
-      made.details = "built with " + shown + ", the submission does not link with the lab's harness; see the build log";
-  }
-  report_.build_log += "\n# the build with " + shown + "\n" + made.build.log;
-  // The policy has read the plain objects above; what runs is the instrumented twin.
-  if (made.build.verdict == Verdict::passed && is_compiler_sanitizer(options_.sanitize)) {
-    CandidateBuild sanitized = sanitized_build(flags, name);
-    if (sanitized.verdict != Verdict::passed) {
-      made.build.verdict = sanitized.verdict;
-      made.details = "the submission does not build with " + shown + " -fsanitize=" + options_.sanitize + "; see the build log";
-    } else {
-      made.build.executable = sanitized.executable;
-    }
-  }
-  return made;
 }
 
 Worker& Grading::candidate_for(const CorrectnessItem& item, const std::string& variant) {

@@ -63,8 +63,8 @@ ExitCode report_outputs(const ResultStore& store, const ClassOutputs& outputs);
 
 // --collect: the reports the array tasks stored become grades.csv and summary.md; students without one are named
 // with their task's log.
-void collect(const LabSpec& spec, const ResultStore& store, const std::vector<Submission>& roster,
-             const std::optional<CanvasRequest>& canvas);
+void collect_gradebook(const LabSpec& spec, const ResultStore& store, const std::vector<Submission>& roster,
+                       const std::optional<CanvasRequest>& canvas);
 
 // --slurm: writes the job script (printed alone with --dry-run), submits it as an array of tasks that each grade a
 // chunk of `students`, and with --wait collects once the job is over. `store` is null only for a dry run.

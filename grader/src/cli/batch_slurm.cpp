@@ -50,8 +50,8 @@ fs::path new_submission_folder(const fs::path& out) {
 
 }  // namespace
 
-void collect(const LabSpec& spec, const ResultStore& store, const std::vector<Submission>& roster,
-             const std::optional<CanvasRequest>& canvas) {
+void collect_gradebook(const LabSpec& spec, const ResultStore& store, const std::vector<Submission>& roster,
+                       const std::optional<CanvasRequest>& canvas) {
   const ClassOutputs outputs = write_class_outputs(spec, store, roster, load_reference_points(current_environment(), spec.name()));
   if (canvas) write_canvas_outputs(*canvas, spec.max_score(), store.folder(), store.all_results(), std::cerr);
   ExitCode code = report_outputs(store, outputs);
@@ -165,7 +165,7 @@ void submit_to_slurm(const BatchCommand& command, const Environment& env, const 
     std::this_thread::sleep_for(std::chrono::seconds(3));
   }
   std::cout << "job " << job << " is over; collecting\n";
-  collect(spec, *store, read_roster(full_path(command.submissions), out), command.canvas_request);
+  collect_gradebook(spec, *store, read_roster(full_path(command.submissions), out), command.canvas_request);
 }
 
 }  // namespace grader

@@ -211,7 +211,7 @@ void run_batch_command(BatchCommand command) {
   if (command.collect) {
     if (auto existing = store->settings(); existing && existing->lab != spec.id)
       throw CommandFailure(ExitCode::usage, store->folder().string() + " holds a batch of " + existing->lab + ", not " + spec.id);
-    collect(spec, *store, roster, command.canvas_request);
+    collect_gradebook(spec, *store, roster, command.canvas_request);
     return;
   }
 

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <ctime>
 #include <cstdio>
@@ -96,11 +97,14 @@ class ForeignLoad {
     std::string line;
     double busy = 0;
     while (std::getline(stat, line)) {
+      // The summary line "cpu  ..." names no CPU (%d would skip its spaces and read its first figure for one).
+      if (line.size() < 4 || line.compare(0, 3, "cpu") != 0 || !std::isdigit(static_cast<unsigned char>(line[3])))
+        continue;
       int cpu = -1;
       double user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0;
       if (std::sscanf(line.c_str(), "cpu%d %lf %lf %lf %lf %lf %lf %lf %lf", &cpu, &user, &nice, &system, &idle,
                       &iowait, &irq, &softirq, &steal) < 8)
-        continue;  // the summary line "cpu ..." and the lines after the CPUs
+        continue;
       if (std::find(ours.begin(), ours.end(), cpu) != ours.end()) busy += user + nice + system + irq + softirq + steal;
     }
     return busy / ticks;

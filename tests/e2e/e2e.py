@@ -1236,6 +1236,9 @@ CHECKS.update(e2e_calibration.checks(sys.modules[__name__]))
 # Attacks on fresh inputs past the moved values (a diff against the last inputs): their own file (e2e_fresh.py).
 import e2e_fresh  # noqa: E402
 CHECKS.update(e2e_fresh.checks(sys.modules[__name__]))
+# A grader given some of the machine's CPUs counts those: their own file (e2e_cpus.py).
+import e2e_cpus  # noqa: E402
+CHECKS.update(e2e_cpus.checks(sys.modules[__name__]))
 # Timings something else spoiled (the harness's own time, another program): their own file (e2e_disturbed.py).
 import e2e_disturbed  # noqa: E402
 CHECKS.update(e2e_disturbed.checks(sys.modules[__name__]))

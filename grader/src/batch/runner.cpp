@@ -26,7 +26,8 @@ namespace grader {
 
 namespace {
 
-// The one-minute load average above the machine's hardware threads.
+// The one-minute load average above the machine's hardware threads. The load average counts the whole machine,
+// so it is weighed against the whole machine's CPUs, not the ones this grader may use (core/cpus.h).
 bool busy_machine() {
   std::ifstream loadavg("/proc/loadavg");
   double load = 0;

@@ -8,9 +8,9 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
-#include <thread>
 
 #include "build/build.h"
+#include "core/cpus.h"
 #include "core/tool.h"
 #include "data/sha256.h"
 
@@ -45,7 +45,7 @@ MachineInfo describe_machine() {
   MachineInfo machine;
   machine.hostname = host_name();
   machine.cpu = cpu_model();
-  machine.threads = static_cast<int>(std::thread::hardware_concurrency());
+  machine.threads = usable_cpus();
   return machine;
 }
 
@@ -99,9 +99,23 @@ void build_program(const std::vector<std::string>& compiler_argv, const fs::path
   if (!build.ok()) throw std::runtime_error(std::string("cannot build the ") + what + " calibration program:\n" + build.output);
 }
 
+// The calibration programs' environment: the grader's, with OpenMP told to use the CPUs the grader counts as
+// `threads` (core/cpus.h). A shell's OMP_NUM_THREADS=1, usual on clusters, would make "all threads" one thread,
+// and a container's CPU quota is something OpenMP does not read.
+std::vector<std::string> calibration_environment() {
+  std::vector<std::string> environment;
+  for (char** entry = environ; *entry != nullptr; ++entry)
+    if (std::string_view(*entry).rfind("OMP_NUM_THREADS=", 0) != 0) environment.emplace_back(*entry);
+  environment.push_back("OMP_NUM_THREADS=" + std::to_string(usable_cpus()));
+  return environment;
+}
+
 // Runs a calibration program (`argv`) and parses the one JSON line it prints.
 json run_program(const std::vector<std::string>& argv, const fs::path& dir, const std::string& what) {
-  ToolResult run = run_tool(argv, dir, 600);
+  ToolOptions options;
+  options.timeout_seconds = 600;
+  options.environment = calibration_environment();
+  ToolResult run = run_tool(argv, dir, options);
   if (!run.ok()) throw std::runtime_error("the " + what + " calibration program failed:\n" + run.output);
   auto brace = run.output.rfind('{');
   if (brace == std::string::npos) throw std::runtime_error("the " + what + " calibration printed no figures:\n" + run.output);
@@ -150,6 +164,7 @@ std::optional<double> probe_cpu_scaling(const Environment& env) {
   // A program built by an older grader knows no --probe and would calibrate in full: the timeout ends it.
   ToolOptions options;
   options.timeout_seconds = 5;
+  options.environment = calibration_environment();
   const ToolResult run = run_tool({program.string(), "--probe"}, program.parent_path(), options);
   if (!run.ok()) return std::nullopt;
   try {

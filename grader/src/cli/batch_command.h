@@ -7,7 +7,6 @@
 #include <filesystem>
 #include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "batch/canvas.h"
@@ -16,6 +15,7 @@
 #include "batch/slurm.h"
 #include "batch/store.h"
 #include "cli/exit_codes.h"
+#include "core/cpus.h"
 #include "core/environment.h"
 #include "spec/lab_spec.h"
 
@@ -26,7 +26,7 @@ struct BatchCommand {
   std::string lab;
   std::filesystem::path submissions;
   std::filesystem::path out;
-  int jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  int jobs = usable_cpus();
   std::string gpus;  // --gpus N|all (batch/gpu_slots.h); empty: one timing slot for the machine
   bool quick = false;
   std::optional<std::uint64_t> seed;  // from seed_text, read whole (cli/values.h)

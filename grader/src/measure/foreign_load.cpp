@@ -1,4 +1,4 @@
-// foreign_load.cpp: see foreign_load.h. Reads /proc/stat for the machine's busy time and /proc/<pid>/stat for
+// foreign_load.cpp: see foreign_load.h. Reads /proc/stat for our CPUs' busy time and /proc/<pid>/stat for
 // this process tree's own.
 #include "measure/foreign_load.h"
 
@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "core/cpus.h"
 #include "run/reaper.h"
 
 namespace grader {
@@ -23,15 +24,12 @@ double clock_ticks() {
   return ticks;
 }
 
-// The first line of /proc/stat: user nice system idle iowait irq softirq steal ... in clock ticks. Steal is
-// time the hypervisor gave to another guest: on a VM that is load too.
-double machine_busy_seconds() {
+// The busy time of the CPUs this grader may use. Load on a node's other CPUs (other SLURM tasks, other
+// containers) takes nothing from a timing here, so it is not counted.
+double our_cpus_busy_seconds() {
+  static const std::vector<int> ours = affinity_cpus();
   std::ifstream stat("/proc/stat");
-  std::string cpu;
-  double user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0;
-  if (!(stat >> cpu >> user >> nice >> system >> idle >> iowait >> irq >> softirq)) return 0;
-  stat >> steal;  // absent on very old kernels
-  return (user + nice + system + irq + softirq + steal) / clock_ticks();
+  return busy_seconds_of(stat, ours);
 }
 
 struct ProcessTimes {
@@ -88,12 +86,12 @@ double own_tree_seconds() {
 }  // namespace
 
 ForeignLoad::ForeignLoad()
-    : machine_busy_seconds_(machine_busy_seconds()), own_seconds_(own_tree_seconds()), start_(std::chrono::steady_clock::now()) {}
+    : cpus_busy_seconds_(our_cpus_busy_seconds()), own_seconds_(own_tree_seconds()), start_(std::chrono::steady_clock::now()) {}
 
 double ForeignLoad::cores() const {
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   if (wall <= 0) return 0;
-  const double others = (machine_busy_seconds() - machine_busy_seconds_) - (own_tree_seconds() - own_seconds_);
+  const double others = (our_cpus_busy_seconds() - cpus_busy_seconds_) - (own_tree_seconds() - own_seconds_);
   return std::max(0.0, others / wall);
 }
 

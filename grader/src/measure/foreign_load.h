@@ -1,8 +1,8 @@
 // foreign_load.h: how much CPU other programs took while a grading timed something. A timed item compares
 // two processes of this grading; anything else running on the machine (another grading, a compile, a
 // neighbour on the VM's host stealing cycles) slows them unevenly and can move a score. The load average
-// cannot tell: it lags by a minute and counts this grading's own workers. This counts the machine's busy
-// time (steal included) less what this process and everything it started used.
+// cannot tell: it lags by a minute and counts this grading's own workers. This counts the busy time of the CPUs
+// this grader may use (steal included; core/cpus.h) less what this process and everything it started used.
 //
 //   ForeignLoad load;                 // starts counting
 //   ... time an item ...
@@ -27,7 +27,7 @@ class ForeignLoad {
   double cores() const;
 
  private:
-  double machine_busy_seconds_ = 0;  // every CPU's non-idle time, steal included
+  double cpus_busy_seconds_ = 0;  // our CPUs' non-idle time, steal included
   double own_seconds_ = 0;           // this process and its descendants
   std::chrono::steady_clock::time_point start_;
 };

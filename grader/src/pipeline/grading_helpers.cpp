@@ -2,8 +2,8 @@
 // tolerances, formatting.
 #include <algorithm>
 #include <sstream>
-#include <thread>
 
+#include "core/cpus.h"
 #include "pipeline/grading.h"
 
 namespace grader::pipeline {
@@ -30,7 +30,7 @@ std::string fixed(double value, int digits) {
 // reach against one thread by this machine's calibration (FP64 peak; read-only bandwidth), so a scaling
 // tier can be derived from what the machine allows; until a calibration is loaded they are `threads`.
 Variables machine_variables() {
-  const double threads = static_cast<double>(std::max(1u, std::thread::hardware_concurrency()));
+  const double threads = usable_cpus();
   return {{"threads", threads}, {"cpu_scaling", threads}, {"memory_scaling", threads}};
 }
 

@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 
+#include "core/cpus.h"
 #include "run/sandbox.h"
 
 namespace grader {
@@ -14,9 +15,11 @@ LaunchOptions worker_launch_options(const LabSpec& spec, const std::filesystem::
   // Nothing of the grader's environment leaks in (no secrets, no paths to the reference); only what
   // the GPU runtime needs to find its libraries and device passes through.
   // OMP_WAIT_POLICY=passive: idle OpenMP threads sleep rather than spin, so a thread still running after a
-  // timed call is work the submission left behind, not an idle pool.
+  // timed call is work the submission left behind, not an idle pool. OMP_NUM_THREADS: OpenMP's default team is
+  // the CPUs the grader counts as `threads` (core/cpus.h), which a container's CPU quota can make fewer than
+  // the affinity mask OpenMP reads.
   launch.environment = {{"PATH", "/usr/bin:/bin"}, {"HOME", workdir.string()}, {"LANG", "C.UTF-8"},
-                        {"OMP_WAIT_POLICY", "passive"}};
+                        {"OMP_WAIT_POLICY", "passive"}, {"OMP_NUM_THREADS", std::to_string(usable_cpus())}};
   for (const char* passed_through : {"LD_LIBRARY_PATH", "CUDA_VISIBLE_DEVICES"})
     if (const char* value = std::getenv(passed_through)) launch.environment[passed_through] = value;
   const auto& limits = spec.limits;

@@ -1,0 +1,52 @@
+"""e2e_cpus.py: a grader given some of a machine's CPUs (taskset, a SLURM task, a container's cpuset) counts
+those, not the machine's. Registered into e2e.py's CHECKS by checks(e2e), like e2e_replay.py.
+
+    given-one-cpu   the grader, its calibration and its workers run on one CPU of several, with OMP_NUM_THREADS=3
+                    in the environment, as a cluster's login shell may set it: the report's `threads` is 1, lab3's
+                    "all threads" cases run one thread, and the calibration's all-thread figures were timed on
+                    one thread (OpenMP told the grader's count, not the shell's)
+"""
+import glob
+import json
+import os
+import tempfile
+
+
+def check_given_one_cpu(e2e, grader, args):
+    ours = sorted(os.sched_getaffinity(0))
+    if len(ours) < 2:
+        raise e2e.Skip("this machine gives the tests one CPU, so one CPU of several cannot be told from all of them")
+    saved_affinity = set(ours)
+    saved = {name: os.environ.get(name) for name in ("GRADER_CACHE", "OMP_NUM_THREADS")}
+    with tempfile.TemporaryDirectory(prefix="e2e-given-one-cpu-") as cache:
+        os.environ["GRADER_CACHE"] = cache
+        os.environ["OMP_NUM_THREADS"] = "3"
+        os.sched_setaffinity(0, {ours[-1]})  # the grader inherits it, as it would from taskset
+        try:
+            lab3 = grader.run("grade", "lab3", "--submission", os.path.join(args.root, "reference", "lab3-openmp"),
+                              "--quick", "--format", "json")
+            calibrate = grader.run("calibrate")
+        finally:
+            os.sched_setaffinity(0, saved_affinity)
+            for name, value in saved.items():
+                if value is None:
+                    os.environ.pop(name, None)
+                else:
+                    os.environ[name] = value
+        e2e.check(lab3.code == e2e.ALL_PASSED, "lab3's reference, --quick, on one CPU exited %d" % lab3.code)
+        report = lab3.json()
+        threads = report["machine"]["threads"]
+        e2e.check(threads == 1, "the report says %r threads on a grader given one CPU of %d" % (threads, len(ours)))
+        all_threads = [case["name"] for test in report["tests"] for case in test.get("cases", [])
+                       if case["name"].endswith("all threads")]
+        e2e.check(all_threads, "lab3's report names no \"all threads\" case: %r" % [t["name"] for t in report["tests"]])
+        e2e.check(calibrate.code == e2e.ALL_PASSED, "calibrate on one CPU exited %d" % calibrate.code)
+        [kept] = glob.glob(os.path.join(cache, "calibration", "*.json"))
+        calibration = json.load(open(kept))
+    print(json.dumps(calibration, indent=1))
+    e2e.check(calibration["threads"] == 1, "the calibration's all-thread figures ran %r threads on one CPU (the "
+              "shell's OMP_NUM_THREADS=3, or the machine's %d CPUs)" % (calibration["threads"], len(ours)))
+
+
+def checks(e2e):
+    return {"given-one-cpu": lambda grader, args: check_given_one_cpu(e2e, grader, args)}

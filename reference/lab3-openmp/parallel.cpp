@@ -8,8 +8,8 @@
 //      but the read-only inputs.
 //   2. Keep each thread in its own caches and registers. Within a tile the k loop is cut into panels so the
 //      slice of B a thread works on (256 x 128 doubles = 256 KiB) stays in its L2, and a 4 x 16 block of C
-//      stays in registers while a whole panel is added into it. Then the kernel is limited by the core, not
-//      by the caches and memory bus that cores share, and it scales with the number of cores.
+//      (4 x 8 with AVX2) stays in registers while a whole panel is added into it. Then the kernel is limited
+//      by the core, not by the caches and memory bus that cores share, and it scales with the number of cores.
 //   3. Balance uneven work. In matmul_lower the tiles at the bottom of L cost up to m times more than those
 //      at the top: schedule(dynamic) hands tiles out as threads become free, and the loop visits the
 //      expensive ones first so that the cheap ones fill the gaps at the end.
@@ -29,26 +29,35 @@ constexpr Index tile_rows = 64;   // rows of C per tile
 constexpr Index tile_cols = 128;  // columns of C per tile: a row of it is 1 KiB
 constexpr Index panel = 256;      // depth of one k panel: B's panel is panel x tile_cols = 256 KiB, in L2
 
-// Eight doubles that the compiler keeps in one vector register (one zmm with AVX-512, two ymm with AVX2).
-// A GCC/Clang vector extension: plain loops leave the 4 x 16 accumulators below in memory at -O2.
-typedef double Vec8 __attribute__((vector_size(64)));
-inline Vec8 load8(const double* p) {
-  Vec8 v;
+// One vector register of doubles, as wide as the machine the lab is compiled on (-march=native): eight with
+// AVX-512 (one zmm), four with AVX2 (one ymm). A GCC/Clang vector extension: plain loops leave the accumulators
+// below in memory at -O2. The width must follow the ISA: a 64-byte type on an AVX2-only CPU (an AMD EPYC of the
+// Zen 3 kind) is lowered to pairs of ymm that no longer fit the 16 registers, and the kernel ran 8 times slower.
+#if defined(__AVX512F__)
+constexpr Index lanes = 8;
+#else
+constexpr Index lanes = 4;
+#endif
+constexpr Index block_cols = 2 * lanes;  // columns of C per kernel call: 16 with AVX-512, 8 with AVX2
+typedef double Vec __attribute__((vector_size(lanes * sizeof(double))));
+inline Vec load(const double* p) {
+  Vec v;
   std::memcpy(&v, p, sizeof v);  // unaligned load; the compiler emits one vmovupd
   return v;
 }
-inline void store8(double* p, Vec8 v) { std::memcpy(p, &v, sizeof v); }
+inline void store(double* p, Vec v) { std::memcpy(p, &v, sizeof v); }
 
-// The register-blocked kernel: C[i..i+3][j..j+15] += A[i..i+3][p0..p1) B[p0..p1)[j..j+15]. The 4 x 16 block
-// of C lives in eight registers for the whole p loop; each step loads 16 elements of B and 4 of A for 64
-// multiply-adds, so the core's FMA units, not loads and stores, set the pace.
-inline void kernel_4x16(const double* a, Index lda, const double* b, Index ldb, double* c, Index ldc, Index p0, Index p1) {
-  Vec8 c00 = load8(c), c01 = load8(c + 8);
-  Vec8 c10 = load8(c + ldc), c11 = load8(c + ldc + 8);
-  Vec8 c20 = load8(c + 2 * ldc), c21 = load8(c + 2 * ldc + 8);
-  Vec8 c30 = load8(c + 3 * ldc), c31 = load8(c + 3 * ldc + 8);
+// The register-blocked kernel: C[i..i+3][j..j+block_cols) += A[i..i+3][p0..p1) B[p0..p1)[j..j+block_cols). The
+// 4 x block_cols block of C lives in eight registers for the whole p loop; each step loads two vectors of B and
+// 4 elements of A for 8 vector multiply-adds, so the core's FMA units, not loads and stores, set the pace.
+inline void kernel_4xw(const double* a, Index lda, const double* b, Index ldb, double* c, Index ldc, Index p0,
+                       Index p1) {
+  Vec c00 = load(c), c01 = load(c + lanes);
+  Vec c10 = load(c + ldc), c11 = load(c + ldc + lanes);
+  Vec c20 = load(c + 2 * ldc), c21 = load(c + 2 * ldc + lanes);
+  Vec c30 = load(c + 3 * ldc), c31 = load(c + 3 * ldc + lanes);
   for (Index p = p0; p < p1; ++p) {
-    const Vec8 b0 = load8(b + p * ldb), b1 = load8(b + p * ldb + 8);
+    const Vec b0 = load(b + p * ldb), b1 = load(b + p * ldb + lanes);
     const double a0 = a[p], a1 = a[lda + p], a2 = a[2 * lda + p], a3 = a[3 * lda + p];
     c00 += a0 * b0;
     c01 += a0 * b1;
@@ -59,14 +68,14 @@ inline void kernel_4x16(const double* a, Index lda, const double* b, Index ldb, 
     c30 += a3 * b0;
     c31 += a3 * b1;
   }
-  store8(c, c00);
-  store8(c + 8, c01);
-  store8(c + ldc, c10);
-  store8(c + ldc + 8, c11);
-  store8(c + 2 * ldc, c20);
-  store8(c + 2 * ldc + 8, c21);
-  store8(c + 3 * ldc, c30);
-  store8(c + 3 * ldc + 8, c31);
+  store(c, c00);
+  store(c + lanes, c01);
+  store(c + ldc, c10);
+  store(c + ldc + lanes, c11);
+  store(c + 2 * ldc, c20);
+  store(c + 2 * ldc + lanes, c21);
+  store(c + 3 * ldc, c30);
+  store(c + 3 * ldc + lanes, c31);
 }
 
 // One row of C, columns [j0, j1): c[j] += sum over p of a[p] * B[p][j]. For the edges the kernel leaves.
@@ -89,7 +98,8 @@ void tile_update(const double* a, Index lda, const double* b, double* c, Index n
     // All four rows may use p < last(i) (last grows with i); beyond it each row goes on alone.
     const Index shared_end = std::max(p0, std::min(p1, last(i)));
     Index j = j0;
-    for (; j + 16 <= j1; j += 16) kernel_4x16(a + i * lda, lda, b + j, n, c + i * n + j, n, p0, shared_end);
+    for (; j + block_cols <= j1; j += block_cols)
+      kernel_4xw(a + i * lda, lda, b + j, n, c + i * n + j, n, p0, shared_end);
     for (Index r = 0; r < 4; ++r) row_update(a + (i + r) * lda, b, n, c + (i + r) * n, p0, shared_end, j, j1);
     for (Index r = 1; r < 4; ++r)
       row_update(a + (i + r) * lda, b, n, c + (i + r) * n, shared_end, std::min(p1, last(i + r)), j0, j1);

@@ -1139,8 +1139,9 @@ def check_replays_cached_answer(grader, args):
     check(run.code == expected, "exit code %d, expected %d" % (run.code, expected))
 
 
-def check_lab3_serial_waster(grader, args):
-    """lab3: serial code that is twice as slow when omp_get_max_threads() is 1 earns no scaling points."""
+def grade_lab3_serial_waster(grader, args):
+    """One grading of the serial waster: checks what must hold in every grading, and returns the scaling items
+    that scored more than noise would give ("name: what it scored")."""
     submission = os.path.join(args.root, "tests", "submissions", "lab3", "serial_waster")
     run = grader.run("grade", "lab3", "--submission", submission, "--format", "json")
     report = run.json()
@@ -1149,6 +1150,7 @@ def check_lab3_serial_waster(grader, args):
     for test in report["tests"]:
         if test["kind"] == "correctness":
             check(test["status"] == "passed", "correctness item %r is %r (%s)" % (test["name"], test["status"], test["details"]))
+    bought = []
     for item in LAB3_SCALING:
         test = tests[item]
         print("%s: %s, %r points (%s)" % (item, test["status"], test["score"], test["details"]))
@@ -1157,9 +1159,8 @@ def check_lab3_serial_waster(grader, args):
         # 1.03x to 1.23x), while the items' first points come at 1.2x (matmul) or a little above 1 (the dot
         # product). An interval that holds that threshold is scored at its upper end, so a sliver of points is
         # noise; a tenth of the item or more was bought (the slowed run alone would be worth full marks).
-        allowed = 0.1 * test["max_score"]
-        check(test["score"] <= allowed, "scaling item %r scores %r, expected at most %r: the slowed one-thread run "
-              "bought points (%s)" % (item, test["score"], allowed, test["details"]))
+        if test["score"] > 0.1 * test["max_score"]:
+            bought.append("%s: %r of %r points (%s)" % (item, test["score"], test["max_score"], test["details"]))
         # Where the calibration says the machine cannot measure the item (lab.toml's requires_machine: on the AMD VMs
         # one core saturates memory, so the dot product is not timed), it is not run, and its points leave the total.
         # Two rows of the same variant: each names its thread count, or both would read "candidate <variant>".
@@ -1170,6 +1171,22 @@ def check_lab3_serial_waster(grader, args):
         unmeasurable = test["status"] == "not_run" and "not measurable on this machine" in test["details"]
         check(test["status"] in ("below_threshold", "suspect") or unmeasurable,
               "scaling item %r is %r (%s)" % (item, test["status"], test["details"]))
+    return bought
+
+
+def check_lab3_serial_waster(grader, args):
+    """lab3: serial code that is twice as slow when omp_get_max_threads() is 1 earns no scaling points.
+
+    Were the slowed run the yardstick, it would be worth full marks in every grading. Capped by the judge's serial
+    code, what is left is two processes running the same loop, and on an AVX2-only AMD EPYC VM that ratio read
+    0.80x on one item and 1.30x (95% interval up to 1.53x) on the next, past the lower-triangular item's first
+    points (1.44x on two threads). So points in one grading earn a second grading, and only points in both were
+    bought."""
+    bought = grade_lab3_serial_waster(grader, args)
+    if bought:
+        print("points in the first grading, graded again: %s" % "; ".join(bought))
+        bought = grade_lab3_serial_waster(grader, args)
+    check(not bought, "the slowed one-thread run bought points in two gradings in a row: %s" % "; ".join(bought))
 
 
 def check_trust_burns_cpu(grader, args):

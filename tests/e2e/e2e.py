@@ -1139,6 +1139,21 @@ def check_replays_cached_answer(grader, args):
     check(run.code == expected, "exit code %d, expected %d" % (run.code, expected))
 
 
+def points_from_the_cap(test):
+    """Whether a scaling item's points came from the judge's serial code, not from the slowed one-thread run: the
+    judge's code capped the yardstick, and the slowed run would have scored well above what the item measured."""
+    measurement = test.get("measurement") or {}
+    baseline = (measurement.get("baseline") or {}).get("label", "")
+    slowed = re.search(r"caps candidate .*nthreads=1, which took ([\d.]+) ms", baseline)
+    all_threads = (measurement.get("candidate") or {}).get("median_s", 0)
+    if not slowed or all_threads <= 0:
+        return False
+    uncapped = float(slowed.group(1)) / 1000 / all_threads
+    print("  the judge's serial code capped the yardstick: %.2fx measured, %.2fx had the slowed run been the "
+          "yardstick" % (measurement.get("speedup", 0), uncapped))
+    return measurement.get("speedup", 0) <= 0.8 * uncapped
+
+
 def grade_lab3_serial_waster(grader, args):
     """One grading of the serial waster: checks what must hold in every grading, and returns the scaling items
     that scored more than noise would give ("name: what it scored")."""
@@ -1159,7 +1174,8 @@ def grade_lab3_serial_waster(grader, args):
         # 1.03x to 1.23x), while the items' first points come at 1.2x (matmul) or a little above 1 (the dot
         # product). An interval that holds that threshold is scored at its upper end, so a sliver of points is
         # noise; a tenth of the item or more was bought (the slowed run alone would be worth full marks).
-        if test["score"] > 0.1 * test["max_score"]:
+        from_the_cap = test["score"] > 0.1 * test["max_score"] and points_from_the_cap(test)
+        if test["score"] > 0.1 * test["max_score"] and not from_the_cap:
             bought.append("%s: %r of %r points (%s)" % (item, test["score"], test["max_score"], test["details"]))
         # Where the calibration says the machine cannot measure the item (lab.toml's requires_machine: on the AMD VMs
         # one core saturates memory, so the dot product is not timed), it is not run, and its points leave the total.
@@ -1169,7 +1185,7 @@ def grade_lab3_serial_waster(grader, args):
             check("nthreads=1" in labels[1] and "nthreads=" in labels[0] and labels[0] != labels[1],
                   "scaling rows do not show their thread counts: %r" % (labels,))
         unmeasurable = test["status"] == "not_run" and "not measurable on this machine" in test["details"]
-        check(test["status"] in ("below_threshold", "suspect") or unmeasurable,
+        check(test["status"] in ("below_threshold", "suspect") or unmeasurable or from_the_cap or bought,
               "scaling item %r is %r (%s)" % (item, test["status"], test["details"]))
     return bought
 
@@ -1179,9 +1195,11 @@ def check_lab3_serial_waster(grader, args):
 
     Were the slowed run the yardstick, it would be worth full marks in every grading. Capped by the judge's serial
     code, what is left is two processes running the same loop, and on an AVX2-only AMD EPYC VM that ratio read
-    0.80x on one item and 1.30x (95% interval up to 1.53x) on the next, past the lower-triangular item's first
-    points (1.44x on two threads). So points in one grading earn a second grading, and only points in both were
-    bought."""
+    0.71x to 0.94x on the matmul item and 1.30x to 1.67x on the lower-triangular one (where each process's pages
+    land moves that loop by as much: 113 to 200 ms for one process's arrays at different offsets), past that
+    item's first points (1.44x on two threads). Points count as bought unless the judge's code capped the
+    yardstick and the slowed run would have scored at least 1.25 times what was measured (points_from_the_cap);
+    points in one grading earn a second grading, and only points in both fail the test."""
     bought = grade_lab3_serial_waster(grader, args)
     if bought:
         print("points in the first grading, graded again: %s" % "; ".join(bought))

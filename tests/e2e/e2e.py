@@ -1203,9 +1203,9 @@ def grade_lab3_serial_waster(grader, args):
         test = tests[item]
         print("%s: %s, %r points (%s)" % (item, test["status"], test["score"], test["details"]))
         # This serial code and the judge's cap are the same loop, so the yardstick's ratio is 1 give or take the
-        # machine's noise and where each process's arrays happen to lie (the CI's AMD VM once read 1.21x, interval
-        # 1.03x to 1.23x), while the items' first points come at 1.2x (matmul) or a little above 1 (the dot
-        # product). An interval that holds that threshold is scored at its upper end, so a sliver of points is
+        # machine's noise (and, before build.cpp aligned lab code, where each binary's loop landed: the CI's AMD VM
+        # once read 1.21x, interval 1.03x to 1.23x), while the items' first points come at 1.2x (matmul) or a
+        # little above 1 (the dot product). An interval that holds that threshold is scored at its upper end, so a sliver of points is
         # noise; a tenth of the item or more was bought (the slowed run alone would be worth full marks).
         from_the_cap = test["score"] > 0.1 * test["max_score"] and points_from_the_cap(test)
         if test["score"] > 0.1 * test["max_score"] and not from_the_cap:
@@ -1229,11 +1229,12 @@ def check_lab3_serial_waster(grader, args):
     Were the slowed run the yardstick, it would be worth full marks in every grading. Capped by the judge's serial
     code, what is left is two processes running the same loop, and on an AVX2-only AMD EPYC VM that ratio read
     0.71x to 0.94x on the matmul item and 1.30x to 1.67x on the lower-triangular one, past that item's first points
-    (1.44x on two threads); on another VM of that kind the lower-triangular ratio read 0.56x to 1.52x. Which
-    process is faster changes from one grading to the next: where each process's pages land moves the loop by as
-    much (113 to 200 ms for one process's arrays at different offsets). Points count as bought unless the judge's code capped the
-    yardstick and the slowed run would have scored at least 1.25 times what was measured (points_from_the_cap);
-    points in one grading earn a second grading, and only points in both fail the test."""
+    (1.44x on two threads), and on another VM of that kind 0.56x to 1.56x: where the loop landed in each binary set
+    its speed, which lab code now compiled with aligned functions and loops removes (build.cpp, aligned_code_flags:
+    0.78x to 1.01x). Noise is left, and an interval that reaches a tier is scored at its upper end. So points
+    count as bought unless the judge's code capped the yardstick and the slowed run would have scored at least 1.25
+    times what was measured (points_from_the_cap); points in one grading earn a second grading, and only points in
+    both fail the test."""
     bought = grade_lab3_serial_waster(grader, args)
     if bought:
         print("points in the first grading, graded again: %s" % "; ".join(bought))

@@ -15,20 +15,9 @@
 #include <string>
 #include <vector>
 
-namespace grader {
+#include "slurm/job_script.h"
 
-struct SlurmOptions {
-  int chunk = 0;               // students per array task; 0: sized by work (students_per_task)
-  std::string partition;       // empty: the cluster's default
-  std::string time;            // per task, SLURM's syntax ("30:00"); empty: estimated from the task's work (task_time)
-  std::string account, qos, mem, constraint;  // passed through as given; empty: not asked for
-  int gpus_per_task = 0;       // 0: none asked for
-  int cpus_per_task = 0;       // 0: SLURM's default (one)
-  int array_limit = 0;         // at most this many tasks at once (--array=0-N%limit); 0: no limit
-  bool exclusive = false;      // a whole node per task: only when the TA asks (--exclusive)
-  std::vector<std::string> extra;  // more sbatch options, each one "#SBATCH" line ("--reservation=exam")
-  std::string job_name;        // "grade-lab1"
-};
+namespace grader {
 
 // What one student costs an array task, roughly: a --quick grading builds and runs the cases, a timed one adds
 // the timings. Used only to size tasks and their time limit; --chunk and --time override both.
@@ -39,10 +28,6 @@ int students_per_task(bool quick);
 // The --time of a task of `chunk` students when none is given: three times the estimate, at least 10 minutes,
 // in SLURM's minutes syntax ("30").
 std::string task_time(int chunk, bool quick);
-
-// Why `value` cannot go into the script as the sbatch option `option` ("--account"), or empty when it can: a line
-// break or a NUL would start a line of its own in the script.
-std::string sbatch_value_problem(const std::string& option, const std::string& value);
 
 // What a task needs to know, read back by `--array-task`.
 struct TaskRoster {
@@ -60,19 +45,9 @@ std::vector<std::string> task_students(const TaskRoster& roster, std::size_t tas
 // The array task that grades `id`, or -1.
 long task_of(const TaskRoster& roster, const std::string& id);
 
-// The job script. `command` is each task's command line, without its --jobs (the script adds the CPUs the
-// task was given). Every word is quoted for the shell.
+// The job array's script (slurm/job_script.h writes it). `command` is each task's command line, without its
+// --jobs (the script adds the CPUs the task was given). Every word is quoted for the shell.
 std::string sbatch_script(const SlurmOptions& options, std::size_t tasks, const std::filesystem::path& log_folder,
                           const std::vector<std::string>& command, const std::string& comment);
-
-// `text` quoted for a POSIX shell: abc -> abc, a b -> 'a b', it's -> 'it'\''s'.
-std::string shell_quote(const std::string& text);
-
-// Submits the script with `sbatch --parsable`; returns the job id. Throws std::runtime_error with sbatch's
-// own words when it refuses.
-std::string submit_job(const std::filesystem::path& script);
-
-// True while SLURM still knows a pending or running task of the job (squeue).
-bool job_active(const std::string& job_id);
 
 }  // namespace grader

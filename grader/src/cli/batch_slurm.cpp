@@ -10,21 +10,16 @@
 #include "build/build.h"
 #include "cli/batch_command.h"
 #include "cli/common.h"
+#include "cli/grade_slurm.h"
 #include "core/tool.h"
 #include "report/reference_points.h"
+#include "slurm/course_settings.h"
 
 namespace grader {
 
 namespace fs = std::filesystem;
 
 namespace {
-
-fs::path this_executable() {
-  std::error_code ec;
-  fs::path self = fs::read_symlink("/proc/self/exe", ec);
-  if (ec) throw CommandFailure(ExitCode::internal, "cannot tell where this grader is (/proc/self/exe): " + ec.message());
-  return self;
-}
 
 // The folder of the latest --slurm submission into `out` (slurm/<UTC time>/), or nothing.
 std::optional<fs::path> latest_submission(const fs::path& out) {
@@ -74,14 +69,21 @@ void submit_to_slurm(const BatchCommand& command, const Environment& env, const 
                      const BatchSettings& settings, const std::vector<Submission>& students) {
   const fs::path out = full_path(command.out);
   const fs::path slurm_folder = new_submission_folder(out);
+  // The course's cluster settings (course.toml [slurm], the ones a student's `grader LAB --slurm` uses) fill in
+  // what the command line leaves out.
+  SlurmOptions options = command.slurm_options;
+  const std::optional<CourseSlurm> course = course_slurm_or_fail(env);
+  if (course) apply_course_settings(options, *course, spec.gpu);
   // A GPU lab's task with G GPUs grades G students at a time (--gpus all): G times the students in the same time.
-  const int gpus_per_task = spec.gpu ? std::max(1, command.slurm_options.gpus_per_task) : 1;
-  const int chunk = command.slurm_options.chunk > 0 ? command.slurm_options.chunk : students_per_task(command.quick) * gpus_per_task;
+  const int gpus_per_task = spec.gpu ? std::max(1, options.gpus_per_task) : 1;
+  const int chunk = options.chunk > 0 ? options.chunk : students_per_task(command.quick) * gpus_per_task;
   TaskRoster tasks{spec.id, chunk, {}};
   for (const auto& s : students)
     if (command.force || !store || !store->finished(s.id)) tasks.students.push_back(s.id);
 
-  std::vector<std::string> task_command = {this_executable().string(), "--root", full_path(env.root).string(), "batch", spec.id,
+  const std::string grader = course && !course->grader.empty() ? course->grader : this_executable().string();
+  const std::string root = course && !course->root.empty() ? course->root : full_path(env.root).string();
+  std::vector<std::string> task_command = {grader, "--root", root, "batch", spec.id,
                                            full_path(command.submissions).string(), "--out", out.string(),
                                            "--array-task", (slurm_folder / "roster.json").string(),
                                            "--seed", std::to_string(settings.seed), "--no-summary",
@@ -89,13 +91,12 @@ void submit_to_slurm(const BatchCommand& command, const Environment& env, const 
                                            "--max-archive-files", std::to_string(command.max_archive_files)};
   if (command.quick) task_command.push_back("--quick");
   // Each task grades on every GPU it was given, one student per GPU, as a local --gpus batch does.
-  if (spec.gpu && command.slurm_options.gpus_per_task > 0) task_command.insert(task_command.end(), {"--gpus", "all"});
+  if (spec.gpu && options.gpus_per_task > 0) task_command.insert(task_command.end(), {"--gpus", "all"});
   if (command.force || !command.regrade.empty()) task_command.push_back("--force");
   if (!command.reason.empty()) task_command.insert(task_command.end(), {"--reason", command.reason});
   if (settings.writes(gradescope_format)) task_command.push_back("--gradescope");
   if (command.no_bundles) task_command.push_back("--no-bundles");
 
-  SlurmOptions options = command.slurm_options;
   options.chunk = tasks.chunk;
   options.job_name = "grade-" + spec.id;
   // A task's time limit from its work when the TA gives none: a job without one gets the partition's maximum,

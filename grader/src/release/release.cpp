@@ -26,7 +26,8 @@ const std::set<std::string>& staff_docs() {
 
 // Top-level entries of the course repository that ship (release.h), and why the usual others stay behind.
 const std::set<std::string>& shipped_top_level() {
-  static const std::set<std::string> names{"CMakeLists.txt", "README.md", ".gitignore", "grader", "bench", "docs",
+  // course.toml: the course's cluster settings, which a student's `grader LAB --slurm` reads.
+  static const std::set<std::string> names{"CMakeLists.txt", "README.md", ".gitignore", "course.toml", "grader", "bench", "docs",
                                            "tests", "labs", "skeletons", "datasets"};
   return names;
 }

@@ -11,6 +11,7 @@
 #include "build/build.h"
 #include "bundle/bundle.h"
 #include "cli/common.h"
+#include "cli/grade_slurm.h"
 #include "cli/values.h"
 #include "core/atomic_file.h"
 #include "core/scratch.h"
@@ -37,6 +38,8 @@ struct GradeCommand {
   std::optional<std::string> only;
   std::optional<std::string> dump_case;
   std::optional<std::filesystem::path> bundle;
+  bool slurm = false;  // grade on a node of the course's cluster (cli/grade_slurm.h)
+  std::optional<std::string> submission_label;  // the name the report gives the submission (--slurm's node)
 };
 
 // --sanitize with or without a value, checked against the kind of lab.
@@ -137,6 +140,13 @@ void run_grade(const GradeCommand& command) {
     check_only(spec, *command.only);
     options.only = *command.only;
   }
+  if (command.slurm) {
+    if (command.bundle || command.keep || command.dump_case)
+      throw CommandFailure(ExitCode::usage, "--bundle, --keep-workdir and --dump-case work here, not on a node: drop --slurm");
+    const std::optional<ExitCode> code = grade_on_slurm(env, spec, {options.submission, command.format, command.output, command.quick,
+                                                                    command.hidden, command.seed, options.sanitize, command.only});
+    if (code) return void(command_result() = *code);
+  }
   if (command.dump_case) return run_dump_case(env, spec, command, options.seed);
   if (stderr_is_terminal()) {
     options.progress = [](const std::string& line) { std::cerr << "\r\033[K" << line << std::flush; };
@@ -153,6 +163,7 @@ void run_grade(const GradeCommand& command) {
     report.max_score = spec.max_score();
   }
   if (options.progress) std::cerr << "\r\033[K" << std::flush;
+  if (command.submission_label) report.submission = *command.submission_label;
   if (bundle) {
     try {
       bundle->finish(env, spec, options, report);
@@ -212,6 +223,9 @@ void setup_grade(CLI::App& app) {
   grade->add_option("--dump-case", command->dump_case,
                     "write one case's inputs and expected outputs as .npy files (CASE, or ITEM/CASE; with --seed, "
                     "the inputs a report's run used)");
+  grade->add_flag("--slurm", command->slurm, "grade on a node of the course's cluster (course.toml [slurm]): for a GPU lab "
+                                            "without a GPU here");
+  grade->add_option("--submission-label", command->submission_label, "the name the report gives the submission")->group("");
   grade->callback([command] { run_grade(*command); });
 }
 

@@ -21,6 +21,8 @@ enum class ExitCode : int {
   // Replay's codes follow main's job_refused.
   replay_refused = 7,   // replay: the lab files are not the ones the bundle was graded with
   replay_differs = 8,   // replay: graded again, and something differs beyond noise
+  job_ended = 9,        // grade --slurm: the cluster ended the job before it reported (time limit, node failure, scancel)
+  interrupted = 130,    // grade --slurm: Ctrl-C; the job was cancelled (the shell's own code for SIGINT)
 };
 
 struct ExitCodeInfo {
@@ -34,9 +36,14 @@ inline constexpr std::array exit_code_table = {
     ExitCodeInfo{"grade", ExitCode::all_passed, "graded: every test passed (performance items may still be short of full marks)"},
     ExitCodeInfo{"grade", ExitCode::graded_failures, "graded, with failures: a wrong answer, a build error, a crash, a refusal..."},
     ExitCodeInfo{"grade", ExitCode::usage, "bad usage, unknown lab, or an invalid lab.toml"},
-    ExitCodeInfo{"grade", ExitCode::environment, "environment missing: no C++ compiler, or no nvcc for a CUDA lab"},
+    ExitCodeInfo{"grade", ExitCode::environment, "environment missing: no C++ compiler, or no nvcc for a CUDA lab; --slurm: "
+                                                 "no cluster settings in the course, or no sbatch/scontrol/scancel here"},
     ExitCodeInfo{"grade", ExitCode::internal, "internal error in the grader (the report says so; not your fault)"},
     ExitCodeInfo{"grade", ExitCode::not_run, "built but not run: no CUDA GPU on this machine"},
+    ExitCodeInfo{"grade", ExitCode::job_refused, "--slurm: sbatch refused the job (its own words follow); nothing was graded"},
+    ExitCodeInfo{"grade", ExitCode::job_ended, "--slurm: the cluster ended the job before it reported (time limit, node "
+                                               "failure, cancelled by someone); your files are untouched"},
+    ExitCodeInfo{"grade", ExitCode::interrupted, "--slurm: you pressed Ctrl-C; the job was cancelled"},
 
     ExitCodeInfo{"selftest", ExitCode::all_passed, "every lab is sound here"},
     ExitCodeInfo{"selftest", ExitCode::graded_failures, "selftest found a problem (the report names it)"},

@@ -14,6 +14,7 @@
 #include "pipeline/launch.h"
 #include "run/sandbox.h"
 #include "run/unprivileged.h"
+#include "slurm/course_settings.h"
 
 namespace grader {
 
@@ -230,7 +231,9 @@ void Grading::run() {
     }
     if (spec_.gpu && detect_gpu_arch().empty()) {
       report_.verdict = Verdict::not_run;
-      report_.verdict_details = "built, but not run: no CUDA GPU was found on this machine";
+      // The next line of every format says how to get one (issue 37).
+      report_.verdict_details = "built, but not run: no CUDA GPU was found on this machine\n" +
+                                how_to_get_a_gpu(env_, spec_.id, options_.submission, env_.root / "skeletons" / spec_.name());
       for (auto& test : report_.tests) test.details = "no CUDA GPU on this machine";
     } else {
       report_.isolation = "own process group, rlimits (CPU, memory, processes, files), clean environment" +

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <string>
+#include <vector>
 
 #include "slurm/course_settings.h"
 #include "slurm/job_script.h"
@@ -107,4 +108,26 @@ TEST_CASE("what scontrol says of a job, and which ends are the cluster's") {
   CHECK(ended_by_cluster(parse_job_status("JobId=1 JobState=NODE_FAIL NodeList=n3"), "") == "its node failed (n3)");
   CHECK(ended_by_cluster(parse_job_status("JobId=1 JobState=COMPLETED ExitCode=1:0"), "").empty());
   CHECK_FALSE(parse_job_status("slurm_load_jobs error: Invalid job id specified").known);
+}
+
+TEST_CASE("a file that travels inside the script: base64 in a quoted here-document, every byte kept") {
+  CHECK(embedded_file("src/a.cpp", "Man") == std::vector<std::string>{"base64 -d > src/a.cpp << 'GRADER_END_OF_FILE'", "TWFu", "GRADER_END_OF_FILE"});
+  CHECK(embedded_file("src/a.cpp", "Ma")[1] == "TWE=");
+  CHECK(embedded_file("src/a.cpp", "M")[1] == "TQ==");
+  CHECK(embedded_file("src/a.cpp", "").size() == 2);
+  const std::string long_file(100, '\xff');
+  const auto lines = embedded_file("src/my file.cu", long_file);
+  CHECK(lines[0] == "base64 -d > 'src/my file.cu' << 'GRADER_END_OF_FILE'");
+  CHECK(lines[1].size() == 76);  // base64's own line length
+  CHECK(lines[1].rfind("////", 0) == 0);
+}
+
+TEST_CASE("the job's options are the script's #SBATCH lines and srun's arguments alike") {
+  SlurmOptions options;
+  options.job_name = "grader-lab1-x";
+  options.partition = "cpu nodes";
+  options.cpus_per_task = 4;
+  const JobScript job{options, "", std::nullopt, {}, {"true"}};
+  CHECK(job_options(job) == std::vector<std::string>{"--job-name=grader-lab1-x", "--ntasks=1", "--partition=cpu nodes", "--cpus-per-task=4"});
+  CHECK(job_script(job).find("#SBATCH --partition=\"cpu nodes\"\n") != std::string::npos);
 }

@@ -3,8 +3,11 @@
 // and this grader waits, saying where the job stands, until the node's report is back.
 #include "cli/grade_slurm.h"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <csignal>
@@ -18,6 +21,7 @@
 #include "build/stage.h"
 #include "cli/batch_command.h"
 #include "core/atomic_file.h"
+#include "core/tool.h"
 #include "core/unique_name.h"
 #include "slurm/job_script.h"
 
@@ -99,8 +103,8 @@ fs::path new_job_folder(const CourseSlurm& course, const std::string& lab) {
   return folder;
 }
 
-// The node's command: the same grading the student asked for, of the staged copy, reported under their own
-// folder's name, into the job folder. --hidden only when the student's own command had it (staff).
+// The node's command: the same grading the student asked for, of the staged copy in `job`, reported under their
+// own folder's name, into `job`. --hidden only when the student's own command had it (staff).
 std::vector<std::string> node_command(const Environment& env, const LabSpec& spec, const CourseSlurm& course,
                                       const SlurmGradeRequest& request, const fs::path& job) {
   std::vector<std::string> words = {course.grader.empty() ? this_executable().string() : course.grader,
@@ -116,27 +120,92 @@ std::vector<std::string> node_command(const Environment& env, const LabSpec& spe
   return words;
 }
 
-std::string job_script_for(const Environment& env, const LabSpec& spec, const CourseSlurm& course,
-                           const SlurmGradeRequest& request, const fs::path& job) {
+// The last line of a job that ended by itself, whatever its grading did: "grader exit code 1".
+constexpr const char* exit_code_marker = "grader exit code ";
+
+JobScript job_for(const Environment& env, const LabSpec& spec, const CourseSlurm& course, const SlurmGradeRequest& request,
+                  const fs::path& job_folder, const std::vector<fs::path>& staged) {
   SlurmOptions options;
   apply_course_settings(options, course, spec.gpu);
   options.time = course.time;
-  options.job_name = "grader-" + spec.id;
-  const std::string report = shell_quote((job / "report").string());
-  const std::string partial = shell_quote((job / "report.partial").string());
-  const std::string comment =
-      "Written by `grader " + spec.id + " --slurm`: grades the student files staged in " + (job / "src").string() + "\n"
-      "on the node SLURM gives this job, with the course's settings (" + course.file.string() + "), and leaves the\n"
-      "report and its exit code beside them for the grader that submitted it.";
-  return job_script({options, comment, std::nullopt, job / "job.log",
-                     {// The log's first line: where it ran, and which GPUs SLURM made visible (CUDA_VISIBLE_DEVICES).
-                      "echo \"grader job on $(hostname)${CUDA_VISIBLE_DEVICES:+, GPU(s) $CUDA_VISIBLE_DEVICES}\" >&2",
-                      shell_line(node_command(env, spec, course, request, job)),
-                      "code=$?",
-                      "if [ -f " + partial + " ]; then mv " + partial + " " + report + "; fi",
-                      // Last: its presence says the grading ended by itself, however the report went.
-                      "echo \"$code\" > " + shell_quote((job / "exit-code").string()),
-                      "exit \"$code\""}});
+  // Unique where the job must be found by its name (srun prints no id).
+  options.job_name = course.shared_filesystem ? "grader-" + spec.id : "grader-" + job_folder.filename().string();
+  JobScript job{options, "", std::nullopt, {}, {}};
+  std::vector<std::string>& body = job.body;
+  if (course.shared_filesystem) {
+    job.comment = "Written by `grader " + spec.id + " --slurm`: grades the student files staged in " + (job_folder / "src").string() +
+                  "\non the node SLURM gives this job, with the course's settings (" + course.file.string() + "), and leaves\n"
+                  "the report and its exit code beside them for the grader that submitted it.";
+    job.output = job_folder / "job.log";
+    body.push_back("cd " + shell_quote(job_folder.string()) + " || exit 3");
+  } else {
+    // The nodes do not see this folder: the files travel inside the script (srun hands it to bash on the node),
+    // the report comes back on the job's standard output.
+    job.comment = "Written by `grader " + spec.id + " --slurm` and run with srun: the student files travel inside it,\n"
+                  "the report comes back on its standard output. Course settings: " + course.file.string() + ".";
+    body.insert(body.end(), {"job=$(mktemp -d \"${TMPDIR:-/tmp}/grader-job.XXXXXX\") || exit 3",
+                             "trap 'rm -rf \"$job\"' EXIT", "cd \"$job\" && mkdir src || exit 3"});
+    for (const auto& file : staged) {
+      const std::vector<std::string> lines = embedded_file("src/" + file.filename().string(), read_text(file));
+      body.insert(body.end(), lines.begin(), lines.end());
+    }
+  }
+  // The log's first line: where it ran, and which GPUs SLURM made visible (CUDA_VISIBLE_DEVICES).
+  body.push_back("echo \"grader job on $(hostname)${CUDA_VISIBLE_DEVICES:+, GPU(s) $CUDA_VISIBLE_DEVICES}\" >&2");
+  body.push_back(shell_line(node_command(env, spec, course, request, ".")));
+  body.push_back("code=$?");
+  body.push_back(course.shared_filesystem ? "if [ -f ./report.partial ]; then mv ./report.partial ./report; fi"
+                                          : "if [ -f ./report.partial ]; then cat ./report.partial; fi");
+  // Last: it says the grading ended by itself, however the report went.
+  body.push_back("echo \"" + std::string(exit_code_marker) + "$code\" >&2");
+  if (course.shared_filesystem) body.push_back("echo \"$code\" > ./exit-code");
+  body.push_back("exit \"$code\"");
+  return job;
+}
+
+// srun in its own process group (the terminal's Ctrl-C is this grader's to answer, with scancel), reading the
+// script on stdin and writing the node's stdout and stderr into files here.
+pid_t start_srun(const std::vector<std::string>& argv, const fs::path& script, const fs::path& out, const fs::path& log) {
+  std::vector<char*> args;
+  for (const auto& word : argv) args.push_back(const_cast<char*>(word.c_str()));
+  args.push_back(nullptr);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::setpgid(0, 0);
+    const int in = ::open(script.c_str(), O_RDONLY | O_CLOEXEC);
+    const int stdout_file = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    const int stderr_file = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (in < 0 || stdout_file < 0 || stderr_file < 0) ::_exit(127);
+    ::dup2(in, 0);
+    ::dup2(stdout_file, 1);
+    ::dup2(stderr_file, 2);
+    ::execvp(args[0], args.data());
+    ::_exit(127);
+  }
+  if (pid < 0) throw CommandFailure(ExitCode::internal, "--slurm: cannot start srun");
+  return pid;
+}
+
+// The job srun submitted, by its unique name; empty until the controller lists it.
+std::string job_named(const std::string& name) {
+  const ToolResult result = run_tool({"squeue", "--noheader", "--name", name, "--format", "%i"}, fs::current_path(), 60);
+  std::string id = result.ok() ? result.output.substr(0, result.output.find_first_of("\n ")) : "";
+  return id.find_first_not_of("0123456789") == std::string::npos ? id : "";
+}
+
+// The number after the last `marker` in `file` ("grader exit code 1"; an empty marker: the file is the number), or
+// nothing when the job never got there.
+std::optional<int> logged_exit_code(const fs::path& file, const std::string& marker) {
+  std::error_code ec;
+  if (!fs::exists(file, ec)) return std::nullopt;
+  const std::string text = read_text(file);
+  const std::size_t at = marker.empty() ? 0 : text.rfind(marker);
+  if (at == std::string::npos) return std::nullopt;
+  try {
+    return std::stoi(text.substr(at + marker.size()));
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
 }
 
 // One line of progress per change: queued (and why), running (where), ended.
@@ -169,8 +238,19 @@ void sleep_a_little(double seconds) {
   ::nanosleep(&wait, nullptr);
 }
 
-[[noreturn]] void cancel_and_stop(const std::string& job, const fs::path& folder) {
+[[noreturn]] void cancel_and_stop(const std::string& job, const fs::path& folder, pid_t srun) {
   const int signal = interrupted_by;
+  const std::string what = signal == SIGINT ? "Ctrl-C" : strsignal(signal);
+  std::error_code ec;
+  if (job.empty()) {  // not listed yet: srun, told to stop, withdraws its request
+    if (srun > 0) {
+      ::kill(srun, SIGTERM);
+      ::waitpid(srun, nullptr, 0);
+    }
+    fs::remove_all(folder, ec);
+    throw CommandFailure(ExitCode::interrupted, "stopped (" + what + ") before the job started: nothing was graded; "
+                                                "your files are untouched");
+  }
   std::cerr << "cancelling job " << job << " ..." << std::endl;
   std::string why;
   if (!cancel_job(job, why))
@@ -178,10 +258,8 @@ void sleep_a_little(double seconds) {
   // Until SLURM says it is over, so the student is not told "cancelled" of a job that still runs.
   JobStatus status;
   for (int i = 0; i < 60 && !(status = job_status(job)).ended() && status.known; ++i) sleep_a_little(0.5);
-  std::error_code ec;
   fs::remove_all(folder, ec);
-  throw CommandFailure(ExitCode::interrupted, "job " + job + " cancelled (" + std::string(signal == SIGINT ? "Ctrl-C" : strsignal(signal)) +
-                                                  "): nothing was graded; your files are untouched");
+  throw CommandFailure(ExitCode::interrupted, "job " + job + " cancelled (" + what + "): nothing was graded; your files are untouched");
 }
 
 }  // namespace
@@ -206,10 +284,7 @@ std::optional<ExitCode> grade_on_slurm(const Environment& env, const LabSpec& sp
   if (!course)
     throw CommandFailure(ExitCode::environment, "--slurm: this course has no cluster set up for the grader (no [slurm] in " +
                                                     course_settings_path(env).string() + "): ask the course staff");
-  if (!course->shared_filesystem)
-    throw CommandFailure(ExitCode::environment, "--slurm: the course's cluster has no shared file system (shared_filesystem = "
-                                                "false in " + course->file.string() + "), which this grader cannot use yet");
-  for (const char* tool : {"sbatch", "scontrol", "scancel"})
+  for (const char* tool : {course->shared_filesystem ? "sbatch" : "srun", "squeue", "scontrol", "scancel"})
     if (!find_on_path(tool))
       throw CommandFailure(ExitCode::environment, std::string("--slurm: no ") + tool + " on PATH: submit from the course "
                                                   "cluster's login node");
@@ -227,74 +302,96 @@ std::optional<ExitCode> grade_on_slurm(const Environment& env, const LabSpec& sp
     std::cerr << "--slurm: not submitted (" << staged.details << "); graded here, where it stops at the same point\n";
     return std::nullopt;
   }
+  const JobScript job = job_for(env, spec, *course, request, job_folder, staged.sources);
   const fs::path script = job_folder / ("grade-" + spec.id + ".sbatch");
-  write_file_atomically(script, job_script_for(env, spec, *course, request, job_folder));
+  write_file_atomically(script, job_script(job));
+  const fs::path log = job_folder / "job.log";
+  const fs::path streamed_report = job_folder / "report";  // srun's stdout, or the job's own copy
 
-  const CancelOnSignal cancel_on_signal;  // from before sbatch: a job submitted as Ctrl-C comes is cancelled too
-  std::string job;
-  try {
-    job = submit_job(script);
-  } catch (const std::exception& error) {
-    throw CommandFailure(ExitCode::job_refused, std::string(error.what()) + "\nnothing was graded; the job script is " +
-                                                    script.string() + " (tell the course staff what sbatch said)");
+  const CancelOnSignal cancel_on_signal;  // from before the submission: a job submitted as Ctrl-C comes is cancelled too
+  std::string id;
+  pid_t srun = -1;
+  if (course->shared_filesystem) {
+    try {
+      id = submit_job(script);
+    } catch (const std::exception& error) {
+      throw CommandFailure(ExitCode::job_refused, std::string(error.what()) + "\nnothing was graded; the job script is " +
+                                                      script.string() + " (tell the course staff what sbatch said)");
+    }
+    std::cerr << "submitted job " << id;
+  } else {
+    std::vector<std::string> argv = {"srun"};
+    for (const auto& option : job_options(job)) argv.push_back(option);
+    argv.insert(argv.end(), {"bash", "-s"});
+    srun = start_srun(argv, script, streamed_report, log);
+    std::cerr << "submitted job " << job.options.job_name << " with srun";
   }
-  std::cerr << "submitted job " << job << (course->partition.empty() ? "" : " to partition " + course->partition)
-            << " (time limit " << course->time << "); Ctrl-C cancels it" << std::endl;
+  std::cerr << (course->partition.empty() ? "" : " to partition " + course->partition) << " (time limit " << course->time
+            << "); Ctrl-C cancels it" << std::endl;
 
-  JobProgress progress(job);
   JobStatus status;
   int unknown_in_a_row = 0;
-  const fs::path exit_code_file = job_folder / "exit-code";
+  int srun_status = 0;
+  std::optional<JobProgress> progress;
+  if (!id.empty()) progress.emplace(id);
+  const auto finished = [&] {
+    if (srun > 0) return ::waitpid(srun, &srun_status, WNOHANG) == srun;
+    return fs::exists(job_folder / "exit-code");
+  };
   for (double wait = 0.25;; wait = std::min(wait * 1.5, 2.0)) {
-    if (interrupted_by) cancel_and_stop(job, job_folder);
-    if (fs::exists(exit_code_file)) break;
-    status = job_status(job);
-    if (interrupted_by) cancel_and_stop(job, job_folder);
-    if (status.known) {
-      unknown_in_a_row = 0;
-      progress.show(status);
-      if (status.ended()) break;
-      if (status.state == "RUNNING") wait = std::min(wait, 0.5);  // the report is close: look often
-    } else if (++unknown_in_a_row >= 30) {
-      break;  // forgotten by the controller (or it stopped answering) and no report came
+    if (interrupted_by) cancel_and_stop(id, job_folder, srun);
+    if (finished()) break;
+    if (id.empty() && !(id = job_named(job.options.job_name)).empty()) progress.emplace(id);
+    if (!id.empty()) {
+      status = job_status(id);
+      if (interrupted_by) cancel_and_stop(id, job_folder, srun);
+      if (status.known) {
+        unknown_in_a_row = 0;
+        progress->show(status);
+        if (status.ended() && srun < 0) break;
+        if (status.state == "RUNNING") wait = std::min(wait, 0.5);  // the report is close: look often
+      } else if (++unknown_in_a_row >= 30 && srun < 0) {
+        break;  // forgotten by the controller (or it stopped answering) and no report came
+      }
     }
     sleep_a_little(wait);
   }
-  // The job's own last line is written just before it ends; a file system shared over the network may show it late.
-  for (int i = 0; i < 20 && !fs::exists(exit_code_file); ++i) sleep_a_little(0.25);
+  // The job's last line is written just before it ends; a file system shared over the network may show it late.
+  for (int i = 0; i < 20 && srun < 0 && !fs::exists(job_folder / "exit-code"); ++i) sleep_a_little(0.25);
+  if (!id.empty()) {
+    const JobStatus last = job_status(id);
+    if (last.known) status = last;
+  }
 
-  if (!fs::exists(exit_code_file)) {
+  // Shared: the job's own exit-code file, which nothing the node's grader prints can forge. Streamed: the last line
+  // of the job's stderr, after everything its grader printed.
+  const std::optional<int> code = srun < 0 ? logged_exit_code(job_folder / "exit-code", "") : logged_exit_code(log, exit_code_marker);
+  if (!code) {
     std::string why = ended_by_cluster(status, course->time);
     if (why.empty()) why = status.known ? "it ended (" + status.state + ") before the grader on the node finished"
                                         : "SLURM no longer knows it, and it left no report";
-    throw CommandFailure(ExitCode::job_ended, "job " + job + " did not finish: " + why +
+    throw CommandFailure(ExitCode::job_ended, "job " + (id.empty() ? job.options.job_name : id) + " did not finish: " + why +
                                                   ". Nothing was graded; your files are untouched. The job's log: " +
-                                                  (job_folder / "job.log").string() + log_tail(job_folder / "job.log", 5));
+                                                  log.string() + log_tail(log, 5));
   }
-  int code = as_int(ExitCode::internal);
-  try {
-    code = std::stoi(read_text(exit_code_file));
-  } catch (const std::exception&) {
-  }
-  const fs::path report = job_folder / "report";
-  if (!fs::exists(report))
-    throw CommandFailure(code == 0 ? ExitCode::internal : static_cast<ExitCode>(code),
-                         "job " + job + ": the grader on the node wrote no report (exit " + std::to_string(code) +
-                             "); the end of its log, " + (job_folder / "job.log").string() + ":" + log_tail(job_folder / "job.log", 8));
-  const std::string rendered = read_text(report);
+  const std::string rendered = fs::exists(streamed_report) ? read_text(streamed_report) : "";
+  if (rendered.empty())
+    throw CommandFailure(*code == 0 ? ExitCode::internal : static_cast<ExitCode>(*code),
+                         "job " + id + ": the grader on the node wrote no report (exit " + std::to_string(*code) +
+                             "); the end of its log, " + log.string() + ":" + log_tail(log, 8));
   if (request.output) {
     try {
       write_file_atomically(*request.output, rendered);
     } catch (const std::exception& error) {
       throw CommandFailure(ExitCode::internal, "cannot write the report: " + std::string(error.what()) +
-                                                   " (it is in " + report.string() + ")");
+                                                   " (it is in " + streamed_report.string() + ")");
     }
   } else {
     std::cout << rendered << std::flush;
     if (!std::cout) throw CommandFailure(ExitCode::internal, "cannot write the report to standard output");
   }
   forget_job_folder();
-  return static_cast<ExitCode>(code);
+  return static_cast<ExitCode>(*code);
 }
 
 }  // namespace grader

@@ -11,6 +11,13 @@ namespace grader {
 
 namespace {
 
+// Escaped, each line break kept as one: a status's second line (how to get a GPU, issue 37) stays a line of its own.
+std::string escaped_lines(const std::string& text) {
+  std::string out;
+  for (char c : html::escape(text)) out += c == '\n' ? std::string("<br>") : std::string(1, c);
+  return out;
+}
+
 using json = nlohmann::json;
 using html::escape;
 using html::fixed;
@@ -209,7 +216,7 @@ std::string render_html_report(const json& report, const json& reference) {
   const std::string status = text_of(report, "status");  // "graded" ("passed" in older reports): every stage ran
   body += "<section class=\"total\"><span class=\"score\" id=\"total\">" +
           html::points(number_of(report, "score"), number_of(report, "max_score")) + "</span>" +
-          (status == graded_status || status == "passed" ? std::string() : badge(status) + " <span>" + escape(text_of(report, "status_details")) + "</span>") +
+          (status == graded_status || status == "passed" ? std::string() : badge(status) + " <span>" + escaped_lines(text_of(report, "status_details")) + "</span>") +
           "</section>\n";
   for (const auto& warning : report.value("warnings", json::array()))
     if (warning.is_string()) body += "<p class=\"warning\">warning: " + escape(warning.get<std::string>()) + "</p>\n";

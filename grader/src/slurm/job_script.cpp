@@ -1,5 +1,6 @@
 #include "slurm/job_script.h"
 
+#include <algorithm>
 #include <sstream>
 #include <stdexcept>
 #include <utility>
@@ -58,35 +59,60 @@ std::string shell_line(const std::vector<std::string>& words) {
   return line;
 }
 
-std::string job_script(const JobScript& job) {
+std::vector<std::string> job_options(const JobScript& job) {
   const SlurmOptions& options = job.options;
+  std::vector<std::string> words;
+  auto option = [&](const std::string& name, const std::string& value) { words.push_back("--" + name + "=" + value); };
+  option("job-name", options.job_name.empty() ? "grade" : options.job_name);
+  if (job.array_tasks)
+    option("array", "0-" + std::to_string(*job.array_tasks == 0 ? 0 : *job.array_tasks - 1) +
+                        (options.array_limit > 0 ? "%" + std::to_string(options.array_limit) : ""));
+  option("ntasks", "1");
+  if (!job.output.empty()) option("output", job.output.string());
+  for (const auto& [name, value] : {std::pair{"partition", options.partition}, {"time", options.time},
+                                    {"account", options.account}, {"qos", options.qos}, {"mem", options.mem},
+                                    {"constraint", options.constraint}})
+    if (!value.empty()) option(name, value);
+  // The GPU request (a generic resource): SLURM then sets CUDA_VISIBLE_DEVICES in the job to the GPUs it gave.
+  if (options.gpus_per_task > 0) option("gpus-per-task", std::to_string(options.gpus_per_task));
+  if (options.cpus_per_task > 0) option("cpus-per-task", std::to_string(options.cpus_per_task));
+  if (options.exclusive) words.push_back("--exclusive");
+  // The TA's own options last: sbatch lets a later line override an earlier one.
+  for (const auto& extra : options.extra) words.push_back(extra);
+  return words;
+}
+
+std::string job_script(const JobScript& job) {
   std::string script = "#!/bin/bash\n";
   std::istringstream lines(job.comment);
   for (std::string line; std::getline(lines, line);) script += "# " + line + "\n";
   // #SBATCH lines are read by sbatch, not by a shell: values are double-quoted when they hold spaces.
-  auto directive = [&](const std::string& option, const std::string& value) {
-    const bool spaced = value.find_first_of(" \t") != std::string::npos;
-    script += "#SBATCH --" + option + "=" + (spaced ? "\"" + value + "\"" : value) + "\n";
-  };
-  directive("job-name", options.job_name.empty() ? "grade" : options.job_name);
-  if (job.array_tasks)
-    directive("array", "0-" + std::to_string(*job.array_tasks == 0 ? 0 : *job.array_tasks - 1) +
-                           (options.array_limit > 0 ? "%" + std::to_string(options.array_limit) : ""));
-  directive("ntasks", "1");
-  directive("output", job.output.string());
-  for (const auto& [option, value] : {std::pair{"partition", options.partition}, {"time", options.time},
-                                      {"account", options.account}, {"qos", options.qos}, {"mem", options.mem},
-                                      {"constraint", options.constraint}})
-    if (!value.empty()) directive(option, value);
-  // The GPU request (a generic resource): SLURM then sets CUDA_VISIBLE_DEVICES in the job to the GPUs it gave.
-  if (options.gpus_per_task > 0) directive("gpus-per-task", std::to_string(options.gpus_per_task));
-  if (options.cpus_per_task > 0) directive("cpus-per-task", std::to_string(options.cpus_per_task));
-  if (options.exclusive) script += "#SBATCH --exclusive\n";
-  // The TA's own options last: sbatch lets a later line override an earlier one.
-  for (const auto& option : options.extra) script += "#SBATCH " + option + "\n";
+  const std::vector<std::string>& extra = job.options.extra;
+  for (const auto& option : job_options(job)) {
+    const std::size_t equals = option.find('=');
+    const bool ours = std::find(extra.begin(), extra.end(), option) == extra.end();  // the TA's go as typed
+    const bool spaced = ours && equals != std::string::npos && option.find_first_of(" \t", equals) != std::string::npos;
+    script += "#SBATCH " + (spaced ? option.substr(0, equals + 1) + "\"" + option.substr(equals + 1) + "\"" : option) + "\n";
+  }
   script += "\n";
   for (const auto& line : job.body) script += line + "\n";
   return script;
+}
+
+std::vector<std::string> embedded_file(const std::string& relative, const std::string& bytes) {
+  static const char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string encoded;
+  for (std::size_t i = 0; i < bytes.size(); i += 3) {
+    const std::size_t n = std::min<std::size_t>(3, bytes.size() - i);
+    unsigned value = 0;
+    for (std::size_t k = 0; k < 3; ++k) value = value << 8 | (k < n ? static_cast<unsigned char>(bytes[i + k]) : 0u);
+    for (std::size_t k = 0; k < 4; ++k) encoded += k <= n ? alphabet[(value >> (18 - 6 * k)) & 63] : '=';
+  }
+  // The end marker cannot occur in base64 text (it holds an underscore).
+  std::vector<std::string> lines = {"base64 -d > " + shell_quote(relative) + " << 'GRADER_END_OF_FILE'"};
+  for (std::size_t i = 0; i < encoded.size(); i += 76) lines.push_back(encoded.substr(i, 76));
+  lines.push_back("GRADER_END_OF_FILE");
+  return lines;
 }
 
 std::string submit_job(const fs::path& script) {

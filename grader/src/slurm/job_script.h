@@ -58,9 +58,17 @@ struct JobScript {
   std::vector<std::string> body;            // the shell lines after the #SBATCH lines, as written
 };
 
-// The whole script: shebang, comment, #SBATCH lines (the options asked for, the TA's `extra` last so they
-// override), a blank line, the body.
+// The job's options as sbatch and srun both take them ("--partition=gpu", ...; the TA's `extra` last, so they
+// override): the script's #SBATCH lines, and srun's arguments where the script runs under srun.
+std::vector<std::string> job_options(const JobScript& job);
+
+// The whole script: shebang, comment, one #SBATCH line per job option, a blank line, the body.
 std::string job_script(const JobScript& job);
+
+// The shell lines that write `bytes` into the file `relative` where the job runs: a file that travels inside the
+// script, for a cluster whose nodes do not see the login node's files. Base64 in a quoted here-document, so no byte
+// of the file is read by the shell.
+std::vector<std::string> embedded_file(const std::string& relative, const std::string& bytes);
 
 // Submits the script with `sbatch --parsable`; returns the job id. Throws std::runtime_error with sbatch's
 // own words when it refuses.

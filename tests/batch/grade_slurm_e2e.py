@@ -1,0 +1,440 @@
+#!/usr/bin/env python3
+"""grade_slurm_e2e.py: a student's own grading on the course's cluster, `grader LAB --slurm` (issue 37), against the
+real one-node SLURM that slurm_up.sh starts (checks labelled slurm), and the no-GPU line of a report.
+
+    python3 grade_slurm_e2e.py --grader build/grader/grader --root . --work DIR normal SLURM_DIR
+
+Checks:
+  normal SLURM_DIR     lab1 through --slurm: the same report (text, JSON, --output) and exit code as a local grading
+                       of the same seed, for a passing and a failing submission; the progress lines; the student's
+                       folder untouched; the overhead over a local grading, submission to first line, printed
+  unshared SLURM_DIR   shared_filesystem = false: the files travel inside the script (srun), the report comes back
+                       on its output; the same reports; a running job cancelled with SIGINT
+  cancel SLURM_DIR     SIGINT (Ctrl-C) to the grader while its job runs: the job is cancelled in SLURM, exit 130, said so
+  timelimit SLURM_DIR  a job the scheduler ends at its time limit (a one-minute limit, a node grader that never ends):
+                       exit 9, named; only the declared file was staged, even from a folder holding odd names
+  badbyte SLURM_DIR    a submission folder whose name holds a byte that is not UTF-8 and a line break, beside a file
+                       named so: graded on the node as here, the same report and exit code
+  gpu SLURM_DIR        lab5 (CUDA) asks for a GPU (#SBATCH --gpus-per-task=1, the log names CUDA_VISIBLE_DEVICES);
+                       this cluster has none, so sbatch refuses: exit 6 with sbatch's words and the script kept
+  no_gpu               lab5 graded here without a GPU: the report's next line after "not run" is the command to run
+                       (course settings) or to ask the course staff (none), in text, JSON and Gradescope
+  settings             a wrong course.toml is exit 2 with its file:line:column; --slurm without settings is exit 3;
+                       `grader batch --slurm --dry-run` takes the same settings (what the TA types wins)
+
+A check prints what it ran and, on failure, why, then exits 1; 77 when it cannot run here, with the reason.
+Python's standard library only.
+"""
+import argparse
+import hashlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+import make_class  # noqa: E402
+
+SKIP = 77
+
+
+class CheckFailed(Exception):
+    pass
+
+
+def check(condition, message):
+    if not condition:
+        raise CheckFailed(message)
+
+
+class Context:
+    def __init__(self, args):
+        self.grader = os.path.abspath(args.grader)
+        self.root = os.path.abspath(args.root)
+        self.work = os.path.abspath(args.work)
+        shutil.rmtree(self.work, ignore_errors=True)
+        os.makedirs(self.work)
+        self.tmp = os.path.join(self.work, "tmp")
+        os.makedirs(self.tmp)
+        self.jobs = os.path.join(self.work, "jobs")
+        self.settings = os.path.join(self.work, "course.toml")
+        self.extra_env = {}
+
+    def write_settings(self, **keys):
+        """course.toml with a [slurm] table: partition grader (slurm_up.sh's), this grader and root, unless overridden."""
+        values = {"partition": "grader", "time": "10:00", "grader": self.grader, "root": self.root,
+                  "shared_filesystem": True, "jobs_folder": self.jobs}
+        values.update(keys)
+        lines = ["# written by grade_slurm_e2e.py", "[slurm]"]
+        for key, value in values.items():
+            lines.append("%s = %s" % (key, json.dumps(value) if not isinstance(value, bool) else str(value).lower()))
+        with open(self.settings, "w") as f:
+            f.write("\n".join(lines) + "\n")
+
+    def env(self):
+        env = dict(os.environ, TMPDIR=self.tmp, NO_COLOR="1", GRADER_COURSE_SETTINGS=self.settings)
+        env.update(self.extra_env)
+        return env
+
+    def command(self, lab, *args):
+        return [os.fsencode(self.grader), b"--root", os.fsencode(self.root), lab.encode()] + \
+               [a if isinstance(a, bytes) else str(a).encode() for a in args]
+
+    def grade(self, lab, *args, expect=None, timeout=600):
+        """Runs `grader LAB ARGS`; returns (exit code, stdout bytes, stderr text, seconds to the first byte of stdout)."""
+        cmd = self.command(lab, *args)
+        print("$ " + " ".join(os.fsdecode(c) for c in cmd), flush=True)
+        start = time.monotonic()
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=self.env())
+        errors = []
+        reader = threading.Thread(target=lambda: errors.append(proc.stderr.read()))
+        reader.start()
+        first = proc.stdout.read(1)
+        first_at = time.monotonic() - start if first else None
+        out = first + proc.stdout.read()
+        code = proc.wait(timeout=timeout)
+        reader.join()
+        err = errors[0].decode(errors="replace")
+        print(out.decode(errors="replace")[-3000:] + err[-3000:] + "(exit %d, %.1f s)" % (code, time.monotonic() - start),
+              flush=True)
+        if expect is not None:
+            check(code == expect, "exit %d, expected %d" % (code, expect))
+        return code, out, err, first_at
+
+
+def folder_digest(folder):
+    digest = hashlib.sha256()
+    for base, dirs, files in sorted(os.walk(os.fsencode(folder))):
+        for name in sorted(files):
+            path = os.path.join(base, name)
+            stat = os.lstat(path)
+            digest.update(path + str((stat.st_mtime_ns, stat.st_size)).encode())
+            with open(path, "rb") as f:
+                digest.update(f.read())
+    return digest.hexdigest()
+
+
+def comparable(report_json):
+    """A JSON report without what differs between two gradings of the same seed: how long each stage took."""
+    report = json.loads(report_json)
+    for key in ("wall_seconds", "stage_seconds"):
+        report.pop(key, None)
+    return report
+
+
+def cluster(slurm_dir):
+    skip = os.path.join(slurm_dir, "skip")
+    if os.path.exists(skip):
+        print("SKIPPED: " + open(skip).read().strip())
+        return None
+    conf = os.path.join(slurm_dir, "slurm.conf")
+    if not os.path.exists(conf):
+        raise CheckFailed("no %s: the slurm fixture (slurm_up.sh) did not run or failed" % conf)
+    return {"SLURM_CONF": conf}
+
+
+def student(ctx, sid, variant, folder=None):
+    where = folder or os.path.join(ctx.work, "subs", sid)
+    os.makedirs(where)
+    with open(os.path.join(where, b"matvec.cpp" if isinstance(where, bytes) else "matvec.cpp"), "wb") as f:
+        f.write(make_class.source(variant))
+    return where
+
+
+def job_id(stderr):
+    """The job's number, from the progress lines ("job 12 is waiting in the queue", "job 12 is running on node1")."""
+    for line in stderr.splitlines():
+        words = line.split()
+        if len(words) > 2 and words[0] == "job" and words[1].isdigit():
+            return words[1]
+    raise CheckFailed("no 'job N is ...' line on stderr")
+
+
+def slow_grader(ctx):
+    """Stands in for the grader on the nodes: lists what was staged for it, then grades nothing for ten minutes."""
+    path = os.path.join(ctx.work, "slow-grader.sh")
+    with open(path, "w") as f:
+        f.write("#!/bin/bash\n"
+                "while [ $# -gt 0 ]; do\n"
+                "  if [ \"$1\" = --submission ]; then ls -A \"$2\" | sed 's/^/staged: /' >&2; fi\n"
+                "  shift\n"
+                "done\n"
+                "exec sleep 600\n")
+    os.chmod(path, 0o755)
+    return path
+
+
+# --- checks -----------------------------------------------------------------------------------------------------
+
+
+def check_normal(ctx, slurm_dir):
+    ctx.extra_env = cluster(slurm_dir)
+    if ctx.extra_env is None:
+        return SKIP
+    ctx.write_settings()
+    for variant, expected_code in (("fast", 0), ("wrong", 1)):
+        folder = student(ctx, variant, variant)
+        before = folder_digest(folder)
+        for fmt in ("text", "json"):
+            args = ("--submission", folder, "--quick", "--seed", "7", "--format", fmt)
+            local = ctx.grade("lab1", *args, expect=expected_code)
+            remote = ctx.grade("lab1", *args, "--slurm", expect=expected_code)
+            if fmt == "json":
+                check(comparable(remote[1]) == comparable(local[1]), "%s: the JSON reports differ" % variant)
+            else:
+                check(remote[1] == local[1], "%s: the text reports differ" % variant)
+            err = remote[2]
+            check("submitted job " in err and "Ctrl-C cancels it" in err, "no submission line on stderr")
+            check(" is running on " in err, "no 'is running on <node>' line on stderr")
+        check(folder_digest(folder) == before, "%s: the student's folder changed" % variant)
+    # --output FILE: the report lands there, nothing on stdout.
+    out_file = os.path.join(ctx.work, "report.json")
+    code, out, _, _ = ctx.grade("lab1", "--submission", os.path.join(ctx.work, "subs", "fast"), "--quick", "--seed", "7",
+                                "--format", "json", "--output", out_file, "--slurm", expect=0)
+    check(out == b"" and json.load(open(out_file))["lab"] == "lab1", "--output: the report is not in the file")
+    check(os.listdir(ctx.jobs) == [], "job folders left behind after reports came back: %r" % os.listdir(ctx.jobs))
+    # The figure: from the command to the report's first line, a local grading and --slurm taking turns (the lab's
+    # own code is built by now), five of each; the medians and their difference.
+    args = ("--submission", os.path.join(ctx.work, "subs", "fast"), "--quick", "--seed", "7")
+    local_at, remote_at = [], []
+    for _ in range(5):
+        local_at.append(ctx.grade("lab1", *args, expect=0)[3])
+        remote_at.append(ctx.grade("lab1", *args, "--slurm", expect=0)[3])
+    median = lambda values: sorted(values)[len(values) // 2]  # noqa: E731
+    print("FIGURES: lab1 --quick, command to the report's first line, 5 runs each: local %s s, --slurm %s s; "
+          "median local %.2f s, --slurm %.2f s, overhead %.2f s"
+          % (" ".join("%.2f" % t for t in local_at), " ".join("%.2f" % t for t in remote_at), median(local_at),
+             median(remote_at), median(remote_at) - median(local_at)))
+
+
+def check_unshared(ctx, slurm_dir):
+    ctx.extra_env = cluster(slurm_dir)
+    if ctx.extra_env is None:
+        return SKIP
+    # The nodes see nothing of the login node: the files travel inside the script, run by srun, and the report
+    # comes back on its standard output. (Here the node is this machine, so only the way they travel is tested.)
+    ctx.write_settings(shared_filesystem=False)
+    folder = student(ctx, "fast", "fast")
+    with open(os.path.join(os.fsencode(folder), b"notes\xff.txt"), "wb") as f:
+        f.write(b"not declared\n")
+    for fmt, expected_code in (("text", 0), ("json", 0)):
+        args = ("--submission", folder, "--quick", "--seed", "5", "--format", fmt)
+        local = ctx.grade("lab1", *args, expect=expected_code)
+        remote = ctx.grade("lab1", *args, "--slurm", expect=expected_code)
+        check((comparable(remote[1]) == comparable(local[1])) if fmt == "json" else remote[1] == local[1],
+              "%s: the reports differ" % fmt)
+        check(" is running on " in remote[2], "no 'is running on <node>' line on stderr")
+    check(os.listdir(ctx.jobs) == [], "job folders left behind: %r" % os.listdir(ctx.jobs))
+    # A job that never ends, cancelled while it runs: srun's job too is named and cancelled.
+    ctx.write_settings(shared_filesystem=False, grader=slow_grader(ctx))
+    return cancel_running_job(ctx, folder)
+
+
+def check_cancel(ctx, slurm_dir):
+    ctx.extra_env = cluster(slurm_dir)
+    if ctx.extra_env is None:
+        return SKIP
+    ctx.write_settings(grader=slow_grader(ctx))
+    return cancel_running_job(ctx, student(ctx, "fast", "fast"))
+
+
+def cancel_running_job(ctx, folder):
+    cmd = ctx.command("lab1", "--submission", folder, "--quick", "--slurm")
+    print("$ " + " ".join(os.fsdecode(c) for c in cmd), flush=True)
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ctx.env(), text=True)
+    seen = ""
+    deadline = time.monotonic() + 120
+    while " is running on " not in seen:
+        line = proc.stderr.readline()
+        check(line and time.monotonic() < deadline, "the job never ran: %r" % seen)
+        seen += line
+    proc.send_signal(signal.SIGINT)
+    out, rest = proc.communicate(timeout=120)
+    err = seen + rest
+    print(out + err + "(exit %d)" % proc.returncode)
+    check(proc.returncode == 130, "exit %d after Ctrl-C, expected 130" % proc.returncode)
+    job = job_id(err)
+    check("job %s cancelled (Ctrl-C): nothing was graded; your files are untouched" % job in err, "Ctrl-C not named")
+    squeue = subprocess.run(["squeue", "--noheader", "--jobs", job], capture_output=True, text=True, env=ctx.env())
+    check(squeue.stdout.strip() == "", "job %s still in squeue: %r" % (job, squeue.stdout))
+    state = subprocess.run(["scontrol", "--oneliner", "show", "job", job], capture_output=True, text=True, env=ctx.env())
+    check("JobState=CANCELLED" in state.stdout, "job %s is not CANCELLED: %r" % (job, state.stdout))
+    check(os.listdir(ctx.jobs) == [], "a cancelled job's folder was left behind")
+
+
+def check_timelimit(ctx, slurm_dir):
+    ctx.extra_env = cluster(slurm_dir)
+    if ctx.extra_env is None:
+        return SKIP
+    ctx.write_settings(grader=slow_grader(ctx), time="1")  # SLURM counts limits in minutes
+    folder = student(ctx, "odd", "fast")
+    for name in (b"notes\xff.txt", b"two\nlines.cpp", b"matvec.cpp.orig"):
+        with open(os.path.join(os.fsencode(folder), name), "wb") as f:
+            f.write(b"not declared: never staged\n")
+    before = folder_digest(folder)
+    code, out, err, _ = ctx.grade("lab1", "--submission", folder, "--quick", "--slurm", timeout=400)
+    check(code == 9, "exit %d, expected 9 (the cluster ended the job)" % code)
+    job = job_id(err)
+    check("job %s did not finish: the cluster ended it at its time limit (1)" % job in err, "the time limit is not named")
+    check("your files are untouched" in err, "the student is not told their files are untouched")
+    check(out == b"", "a report was printed for a job that never reported")
+    check(folder_digest(folder) == before, "the student's folder changed")
+    kept = [os.path.join(ctx.jobs, d) for d in os.listdir(ctx.jobs)]
+    check(len(kept) == 1, "the ended job's folder (its log) should be kept: %r" % kept)
+    check(os.listdir(os.path.join(kept[0], "src")) == ["matvec.cpp"], "staged: %r" % os.listdir(os.path.join(kept[0], "src")))
+    log = open(os.path.join(kept[0], "job.log"), errors="replace").read()
+    check("staged: matvec.cpp\n" in log and log.count("staged: ") == 1, "the node saw other files: %r" % log)
+    script = open(os.path.join(kept[0], "grade-lab1.sbatch")).read()
+    check("#SBATCH --time=1\n" in script and "#SBATCH --partition=grader\n" in script, "the course's settings are not in the script")
+    check("--gpus" not in script, "a CPU lab's job asks for a GPU")
+
+
+def check_badbyte(ctx, slurm_dir):
+    ctx.extra_env = cluster(slurm_dir)
+    if ctx.extra_env is None:
+        return SKIP
+    ctx.write_settings()
+    folder = os.path.join(os.fsencode(ctx.work), b"subs", b"caf\xe9 line\nbreak")
+    student(ctx, "odd", "fast", folder)
+    with open(os.path.join(folder, b"notes\xff.txt"), "wb") as f:
+        f.write(b"not declared\n")
+    before = folder_digest(folder)
+    for fmt in ("text", "json"):
+        args = ("--submission", folder, "--quick", "--seed", "11", "--format", fmt)
+        local = ctx.grade("lab1", *args, expect=0)
+        remote = ctx.grade("lab1", *args, "--slurm", expect=0)
+        if fmt == "json":
+            check(comparable(remote[1]) == comparable(local[1]), "the JSON reports differ")
+            check("\ufffd" in json.loads(remote[1])["submission"], "the bad byte is not shown as U+FFFD")
+        else:
+            check(remote[1] == local[1], "the text reports differ")
+    check(folder_digest(folder) == before, "the student's folder changed")
+
+
+def check_gpu(ctx, slurm_dir):
+    ctx.extra_env = cluster(slurm_dir)
+    if ctx.extra_env is None:
+        return SKIP
+    ctx.write_settings(gpus_per_job=1, cpus_per_job=1)
+    code, out, err, _ = ctx.grade("lab5", "--quick", "--slurm")
+    check(code == 6, "exit %d: this cluster has no GPUs, so sbatch should refuse the job (6)" % code)
+    check("sbatch refused the job" in err and "nothing was graded" in err, "sbatch's refusal is not passed on")
+    kept = [os.path.join(ctx.jobs, d) for d in os.listdir(ctx.jobs)]
+    check(len(kept) == 1, "the refused job's script should be kept: %r" % kept)
+    script = open(os.path.join(kept[0], "grade-lab5.sbatch")).read()
+    print(script)
+    check("#SBATCH --gpus-per-task=1\n" in script, "no GPU request in the script")
+    check("#SBATCH --cpus-per-task=1\n" in script, "no CPU request in the script")
+    check("${CUDA_VISIBLE_DEVICES:+, GPU(s) $CUDA_VISIBLE_DEVICES}" in script, "the log does not name the job's GPUs")
+    check(" grade lab5 --submission " in script and " --hidden" not in script, "the node's command: %r" % script)
+    # --hidden is the caller's to ask for (staff), never added.
+    ctx.grade("lab5", "--quick", "--slurm", "--hidden")
+    script = open(os.path.join([os.path.join(ctx.jobs, d) for d in os.listdir(ctx.jobs) if os.path.join(ctx.jobs, d) != kept[0]][0],
+                               "grade-lab5.sbatch")).read()
+    check(" --quick --hidden" in script, "--hidden was not passed on for staff")
+
+
+def check_no_gpu(ctx):
+    smi = shutil.which("nvidia-smi")
+    if smi and subprocess.run([smi, "-L"], capture_output=True).returncode == 0:
+        print("SKIPPED: this machine has a GPU: lab5 runs here, and no 'not run' line is written")
+        return SKIP
+    ctx.write_settings()
+    code, out, err, _ = ctx.grade("lab5", "--quick")
+    if code == 3:
+        print("SKIPPED: no nvcc here to build lab5 (exit 3)")
+        return SKIP
+    check(code == 5, "exit %d, expected 5 (built, not run)" % code)
+    lines = out.decode().splitlines()
+    at = [i for i, line in enumerate(lines) if line.startswith("not run: ")]
+    check(at, "no 'not run' line")
+    check(lines[at[0] + 1] == "to grade it on a GPU node of the course's cluster: grader lab5 --slurm",
+          "the line after 'not run': %r" % lines[at[0] + 1])
+    folder = os.path.join(ctx.work, "my lab5")
+    shutil.copytree(os.path.join(ctx.root, "skeletons", "lab5-gemv-warps"), folder)
+    code, out, _, _ = ctx.grade("lab5", "--quick", "--submission", folder, "--format", "json", expect=5)
+    check(json.loads(out)["status_details"].endswith("grader lab5 --slurm --submission '%s'" % folder),
+          "JSON: %r" % json.loads(out)["status_details"])
+    code, out, _, _ = ctx.grade("lab5", "--quick", "--format", "html", expect=5)
+    check(b"no CUDA GPU was found on this machine<br>to grade it on a GPU node of the course&#39;s cluster: grader lab5 --slurm"
+          in out, "HTML: the command is not on a line of its own")
+    os.remove(ctx.settings)
+    code, out, _, _ = ctx.grade("lab5", "--quick", "--format", "gradescope", expect=5)
+    check("\nthis course has no GPU cluster set up for the grader (no [slurm] in %s): ask the course staff where to run it"
+          % ctx.settings in json.loads(out)["output"], "Gradescope: %r" % json.loads(out)["output"])
+    code, out, _, _ = ctx.grade("lab5", "--quick", expect=5)
+    lines = out.decode().splitlines()
+    at = [i for i, line in enumerate(lines) if line.startswith("not run: ")][0]
+    check(lines[at + 1].endswith("ask the course staff where to run it"), "text without settings: %r" % lines[at + 1])
+
+
+def check_settings(ctx):
+    with open(ctx.settings, "w") as f:
+        f.write("[slurm]\npartition = \"gpu\"\ngpus_per_job = -1\n")
+    code, _, err, _ = ctx.grade("lab1", "--quick", "--slurm", expect=2)
+    check("%s:3:16: gpus_per_job must be a whole number from 0 to 16, got -1" % ctx.settings in err, "position: %r" % err)
+    with open(ctx.settings, "w") as f:
+        f.write("[slurm]\npartiton = \"gpu\"\n")
+    code, _, err, _ = ctx.grade("lab1", "--quick", "--slurm", expect=2)
+    check("%s:2:1: unknown key 'partiton' in [slurm]" % ctx.settings in err, "unknown key: %r" % err)
+    os.remove(ctx.settings)
+    code, _, err, _ = ctx.grade("lab1", "--quick", "--slurm", expect=3)
+    check("this course has no cluster set up for the grader" in err and "ask the course staff" in err, "no settings: %r" % err)
+    ctx.write_settings()
+    ctx.grade("lab1", "--slurm", "--bundle", os.path.join(ctx.work, "b"), expect=2)
+    # The TA's batch --slurm reads the same settings: its script asks for the course's partition and account and
+    # runs the course's grader; what the TA types still wins.
+    ctx.write_settings(partition="gpu", account="cs101", qos="class", gpus_per_job=2, grader="/opt/course/grader")
+    subs = os.path.join(ctx.work, "class")
+    student(ctx, "s1", "fast", os.path.join(subs, "s1"))
+    out = os.path.join(ctx.work, "out")
+    for lab, extra, lines in (("lab1", [], ["#SBATCH --partition=gpu\n", "#SBATCH --account=cs101\n", "#SBATCH --qos=class\n",
+                                            "\nexec /opt/course/grader --root "]),
+                              ("lab1", ["--partition", "debug"], ["#SBATCH --partition=debug\n", "#SBATCH --account=cs101\n"]),
+                              ("lab5", [], ["#SBATCH --gpus-per-task=2\n", " --gpus all"])):
+        cmd = [ctx.grader, "--root", ctx.root, "batch", lab, subs, "--out", out, "--slurm", "--dry-run"] + extra
+        print("$ " + " ".join(cmd), flush=True)
+        proc = subprocess.run(cmd, capture_output=True, text=True, env=ctx.env())
+        print(proc.stdout + proc.stderr)
+        check(proc.returncode == 0, "batch --slurm --dry-run: exit %d" % proc.returncode)
+        for line in lines:
+            check(line in proc.stdout, "batch %s %r: no %r in the script" % (lab, extra, line))
+        check(lab == "lab5" or "--gpus" not in proc.stdout, "a CPU lab's batch asks for GPUs")
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--grader", required=True)
+    parser.add_argument("--root", required=True)
+    parser.add_argument("--work", required=True)
+    parser.add_argument("check")
+    parser.add_argument("arg", nargs="?")
+    args = parser.parse_args()
+    ctx = Context(args)
+    checks = {"normal": check_normal, "unshared": check_unshared, "cancel": check_cancel, "timelimit": check_timelimit, "badbyte": check_badbyte,
+              "gpu": check_gpu, "no_gpu": check_no_gpu, "settings": check_settings}
+    if args.check not in checks:
+        print("unknown check " + args.check)
+        return 2
+    try:
+        result = checks[args.check](ctx, args.arg) if args.arg else checks[args.check](ctx)
+    except CheckFailed as failure:
+        print("FAILED: %s" % failure)
+        return 1
+    except subprocess.TimeoutExpired as timeout:
+        print("FAILED: timed out: %s" % timeout)
+        return 1
+    if result == SKIP:
+        return SKIP
+    print("PASSED")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

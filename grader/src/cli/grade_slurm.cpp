@@ -1,6 +1,8 @@
 // grade_slurm.cpp: `grader LAB --slurm` (cli/grade_slurm.h). The student's declared files are staged into a job
-// folder on the shared file system, a one-job script from the course's settings runs the grader there on a node,
-// and this grader waits, saying where the job stands, until the node's report is back.
+// folder, a one-job script from the course's settings runs the grader on a node, and this grader waits, saying
+// where the job stands, until the node's report is back. With a shared file system the script is sbatch'ed and the
+// node reads the folder and leaves the report there; without one the files travel inside the script, which srun
+// runs, and the report comes back on srun's standard output.
 #include "cli/grade_slurm.h"
 
 #include <fcntl.h>
@@ -9,14 +11,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <csignal>
 #include <cstdlib>
 #include <ctime>
 #include <fstream>
 #include <iostream>
 #include <sstream>
-#include <thread>
 
 #include "build/stage.h"
 #include "cli/batch_command.h"
@@ -334,8 +334,9 @@ std::optional<ExitCode> grade_on_slurm(const Environment& env, const LabSpec& sp
   int srun_status = 0;
   std::optional<JobProgress> progress;
   if (!id.empty()) progress.emplace(id);
+  bool srun_ended = false;
   const auto finished = [&] {
-    if (srun > 0) return ::waitpid(srun, &srun_status, WNOHANG) == srun;
+    if (srun > 0) return srun_ended || (srun_ended = ::waitpid(srun, &srun_status, WNOHANG) == srun);
     return fs::exists(job_folder / "exit-code");
   };
   for (double wait = 0.25;; wait = std::min(wait * 1.5, 2.0)) {
@@ -354,7 +355,8 @@ std::optional<ExitCode> grade_on_slurm(const Environment& env, const LabSpec& sp
         break;  // forgotten by the controller (or it stopped answering) and no report came
       }
     }
-    sleep_a_little(wait);
+    // In slices: the end is seen a tenth of a second after it comes, while SLURM is asked only every `wait`.
+    for (double slept = 0; slept < wait && !finished() && !interrupted_by; slept += 0.1) sleep_a_little(0.1);
   }
   // The job's last line is written just before it ends; a file system shared over the network may show it late.
   for (int i = 0; i < 20 && srun < 0 && !fs::exists(job_folder / "exit-code"); ++i) sleep_a_little(0.25);

@@ -35,7 +35,6 @@ void apply_course_settings(SlurmOptions& options, const CourseSlurm& course, boo
     if (mine->empty()) *mine = *theirs;
   if (options.cpus_per_task == 0) options.cpus_per_task = course.cpus_per_job;
   if (gpu && options.gpus_per_task == 0) options.gpus_per_task = course.gpus_per_job;
-  if (!gpu) options.gpus_per_task = 0;
 }
 
 std::string sbatch_value_problem(const std::string& option, const std::string& value) {

@@ -38,7 +38,7 @@ struct SlurmOptions {
 };
 
 // The course's settings as the defaults of a job's options: what the command line leaves empty (0, "") is taken
-// from `course`. A CPU lab (`gpu` false) asks for no GPU whatever the course says.
+// from `course`. A CPU lab (`gpu` false) takes no GPU from the course's settings.
 void apply_course_settings(SlurmOptions& options, const CourseSlurm& course, bool gpu);
 
 // Why `value` cannot go into the script as the sbatch option `option` ("--account"), or empty when it can: a line

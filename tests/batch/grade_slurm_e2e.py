@@ -10,7 +10,8 @@ Checks:
                        folder untouched; the overhead over a local grading, submission to first line, printed
   unshared SLURM_DIR   shared_filesystem = false: the files travel inside the script (srun), the report comes back
                        on its output; the same reports; a running job cancelled with SIGINT
-  cancel SLURM_DIR     SIGINT (Ctrl-C) to the grader while its job runs: the job is cancelled in SLURM, exit 130, said so
+  cancel SLURM_DIR     SIGINT (Ctrl-C) to the grader while its job runs: the job is cancelled in SLURM, exit 130, said so;
+                       a job someone else cancels (scancel): exit 9, named
   timelimit SLURM_DIR  a job the scheduler ends at its time limit (a one-minute limit, a node grader that never ends):
                        exit 9, named; only the declared file was staged, even from a folder holding odd names
   badbyte SLURM_DIR    a submission folder whose name holds a byte that is not UTF-8 and a line break, beside a file
@@ -241,20 +242,40 @@ def check_cancel(ctx, slurm_dir):
     if ctx.extra_env is None:
         return SKIP
     ctx.write_settings(grader=slow_grader(ctx))
-    return cancel_running_job(ctx, student(ctx, "fast", "fast"))
-
-
-def cancel_running_job(ctx, folder):
+    folder = student(ctx, "fast", "fast")
+    cancel_running_job(ctx, folder)
+    # Cancelled by someone else (the staff, or the student from another terminal): named, exit 9, not 130.
     cmd = ctx.command("lab1", "--submission", folder, "--quick", "--slurm")
-    print("$ " + " ".join(os.fsdecode(c) for c in cmd), flush=True)
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ctx.env(), text=True)
+    seen = wait_until_running(proc)
+    subprocess.run(["scancel", job_id(seen)], check=True, env=ctx.env())
+    out, rest = proc.communicate(timeout=120)
+    print(seen + rest + "(exit %d)" % proc.returncode)
+    check(proc.returncode == 9, "exit %d after an outside scancel, expected 9" % proc.returncode)
+    check("job %s did not finish: it was cancelled (scancel, by you from another terminal or by the course staff)"
+          % job_id(seen) in rest, "the outside cancellation is not named")
+
+
+def wait_until_running(proc):
+    """stderr up to the line that says the job runs."""
     seen = ""
     deadline = time.monotonic() + 120
     while " is running on " not in seen:
         line = proc.stderr.readline()
         check(line and time.monotonic() < deadline, "the job never ran: %r" % seen)
         seen += line
-    proc.send_signal(signal.SIGINT)
+    return seen
+
+
+def cancel_running_job(ctx, folder):
+    cmd = ctx.command("lab1", "--submission", folder, "--quick", "--slurm")
+    print("$ " + " ".join(os.fsdecode(c) for c in cmd), flush=True)
+    # In a process group of its own, which gets the SIGINT as a terminal's Ctrl-C would: the grader and whatever
+    # it runs at that moment (scontrol, squeue).
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ctx.env(), text=True,
+                            start_new_session=True)
+    seen = wait_until_running(proc)
+    os.killpg(proc.pid, signal.SIGINT)
     out, rest = proc.communicate(timeout=120)
     err = seen + rest
     print(out + err + "(exit %d)" % proc.returncode)

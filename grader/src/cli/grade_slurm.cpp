@@ -57,7 +57,7 @@ class CancelOnSignal {
   struct sigaction previous_[3] {};
 };
 
-std::string read_text(const fs::path& file) {
+std::string job_file_text(const fs::path& file) {
   std::ifstream in(file, std::ios::binary);
   std::stringstream text;
   text << in.rdbuf();
@@ -67,7 +67,7 @@ std::string read_text(const fs::path& file) {
 // The last `lines` lines of the job's log, indented: what the node said when no report came back.
 std::string log_tail(const fs::path& log, std::size_t lines) {
   std::vector<std::string> kept;
-  std::istringstream text(read_text(log));
+  std::istringstream text(job_file_text(log));
   for (std::string line; std::getline(text, line);) {
     kept.push_back(line);
     if (kept.size() > lines) kept.erase(kept.begin());
@@ -146,7 +146,7 @@ JobScript job_for(const Environment& env, const LabSpec& spec, const CourseSlurm
     body.insert(body.end(), {"job=$(mktemp -d \"${TMPDIR:-/tmp}/grader-job.XXXXXX\") || exit 3",
                              "trap 'rm -rf \"$job\"' EXIT", "cd \"$job\" && mkdir src || exit 3"});
     for (const auto& file : staged) {
-      const std::vector<std::string> lines = embedded_file("src/" + file.filename().string(), read_text(file));
+      const std::vector<std::string> lines = embedded_file("src/" + file.filename().string(), job_file_text(file));
       body.insert(body.end(), lines.begin(), lines.end());
     }
   }
@@ -198,7 +198,7 @@ std::string job_named(const std::string& name) {
 std::optional<int> logged_exit_code(const fs::path& file, const std::string& marker) {
   std::error_code ec;
   if (!fs::exists(file, ec)) return std::nullopt;
-  const std::string text = read_text(file);
+  const std::string text = job_file_text(file);
   const std::size_t at = marker.empty() ? 0 : text.rfind(marker);
   if (at == std::string::npos) return std::nullopt;
   try {
@@ -376,7 +376,7 @@ std::optional<ExitCode> grade_on_slurm(const Environment& env, const LabSpec& sp
                                                   ". Nothing was graded; your files are untouched. The job's log: " +
                                                   log.string() + log_tail(log, 5));
   }
-  const std::string rendered = fs::exists(streamed_report) ? read_text(streamed_report) : "";
+  const std::string rendered = fs::exists(streamed_report) ? job_file_text(streamed_report) : "";
   if (rendered.empty())
     throw CommandFailure(*code == 0 ? ExitCode::internal : static_cast<ExitCode>(*code),
                          "job " + id + ": the grader on the node wrote no report (exit " + std::to_string(*code) +

@@ -13,17 +13,17 @@ namespace fs = std::filesystem;
 
 namespace {
 
-[[noreturn]] void fail(const fs::path& file, const toml::source_position& at, const std::string& message) {
+[[noreturn]] void fail_at(const fs::path& file, const toml::source_position& at, const std::string& message) {
   throw CourseSettingsError(file.string() + ":" + std::to_string(at.line) + ":" + std::to_string(at.column) + ": " + message);
 }
 
 // The keys of [slurm], each read by one line below; an unknown key is refused, so a typo is not a silent default.
-constexpr const char* known_keys[] = {"partition", "account", "qos", "constraint", "mem", "gpus_per_job", "cpus_per_job",
+constexpr const char* slurm_keys[] = {"partition", "account", "qos", "constraint", "mem", "gpus_per_job", "cpus_per_job",
                                       "time", "grader", "root", "shared_filesystem", "jobs_folder"};
 
-std::string key_list() {
+std::string slurm_key_list() {
   std::string list;
-  for (const char* key : known_keys) list += (list.empty() ? "" : ", ") + std::string(key);
+  for (const char* key : slurm_keys) list += (list.empty() ? "" : ", ") + std::string(key);
   return list;
 }
 
@@ -32,8 +32,8 @@ class SlurmTableReader {
   SlurmTableReader(const toml::table& table, const fs::path& file) : table_(table), file_(file) {
     for (const auto& [key, node] : table) {
       bool known = false;
-      for (const char* name : known_keys) known = known || key.str() == name;
-      if (!known) fail(file_, key.source().begin, "unknown key '" + std::string(key.str()) + "' in [slurm]; its keys are " + key_list());
+      for (const char* name : slurm_keys) known = known || key.str() == name;
+      if (!known) fail_at(file_, key.source().begin, "unknown key '" + std::string(key.str()) + "' in [slurm]; its keys are " + slurm_key_list());
     }
   }
 
@@ -41,11 +41,11 @@ class SlurmTableReader {
     const toml::node* node = table_.get(key);
     if (!node) return;
     const auto* value = node->as_string();
-    if (!value) fail(file_, node->source().begin, std::string(key) + " must be a string (in double quotes)");
+    if (!value) fail_at(file_, node->source().begin, std::string(key) + " must be a string (in double quotes)");
     const std::string& s = value->get();
     // Each value becomes one #SBATCH line or one word of the job's command: a line break would start another.
     if (s.find_first_of(std::string("\n\r\0", 3)) != std::string::npos)
-      fail(file_, node->source().begin, std::string(key) + " holds a line break: each value is one line of the job script");
+      fail_at(file_, node->source().begin, std::string(key) + " holds a line break: each value is one line of the job script");
     into = s;
   }
 
@@ -54,7 +54,7 @@ class SlurmTableReader {
     if (!node) return;
     const auto* value = node->as_integer();
     if (!value || value->get() < least || value->get() > most)
-      fail(file_, node->source().begin, std::string(key) + " must be a whole number from " + std::to_string(least) + " to " +
+      fail_at(file_, node->source().begin, std::string(key) + " must be a whole number from " + std::to_string(least) + " to " +
                                             std::to_string(most) + (value ? ", got " + std::to_string(value->get()) : ""));
     into = static_cast<int>(value->get());
   }
@@ -63,7 +63,7 @@ class SlurmTableReader {
     const toml::node* node = table_.get(key);
     if (!node) return;
     const auto* value = node->as_boolean();
-    if (!value) fail(file_, node->source().begin, std::string(key) + " must be true or false");
+    if (!value) fail_at(file_, node->source().begin, std::string(key) + " must be true or false");
     into = value->get();
   }
 
@@ -84,12 +84,12 @@ std::optional<CourseSlurm> parse_course_slurm(std::string_view text, const fs::p
   try {
     root = toml::parse(text, file.string());
   } catch (const toml::parse_error& error) {
-    fail(file, error.source().begin, std::string(error.description()));
+    fail_at(file, error.source().begin, std::string(error.description()));
   }
   const toml::node* node = root.get("slurm");
   if (!node) return std::nullopt;
   const toml::table* table = node->as_table();
-  if (!table) fail(file, node->source().begin, "slurm must be a table: [slurm] and its keys below it");
+  if (!table) fail_at(file, node->source().begin, "slurm must be a table: [slurm] and its keys below it");
   const SlurmTableReader read(*table, file);
   CourseSlurm slurm;
   slurm.file = file;
@@ -106,11 +106,11 @@ std::optional<CourseSlurm> parse_course_slurm(std::string_view text, const fs::p
   read.flag("shared_filesystem", slurm.shared_filesystem);
   read.text("jobs_folder", slurm.jobs_folder);
   if (const toml::node* time = table->get("time"); time && slurm.time.empty())
-    fail(file, time->source().begin, "time must not be empty: a job without a limit gets the partition's longest");
+    fail_at(file, time->source().begin, "time must not be empty: a job without a limit gets the partition's longest");
   for (const char* path_key : {"grader", "root", "jobs_folder"})
     if (const toml::node* path = table->get(path_key); path && !path->as_string()->get().empty() &&
                                                        !fs::path(path->as_string()->get()).is_absolute())
-      fail(file, path->source().begin, std::string(path_key) + " must be an absolute path: the nodes start jobs elsewhere");
+      fail_at(file, path->source().begin, std::string(path_key) + " must be an absolute path: the nodes start jobs elsewhere");
   return slurm;
 }
 

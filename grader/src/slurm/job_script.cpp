@@ -13,13 +13,13 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string trim(std::string text) {
+std::string without_trailing_space(std::string text) {
   while (!text.empty() && (text.back() == '\n' || text.back() == '\r' || text.back() == ' ')) text.pop_back();
   return text;
 }
 
 // The value of `key` in scontrol's "Key=value Key=value" line, up to the next space; empty when absent.
-std::string field(const std::string& line, const std::string& key) {
+std::string scontrol_field(const std::string& line, const std::string& key) {
   const std::string marker = key + "=";
   std::size_t at = line.rfind(marker, 0) == 0 ? 0 : line.find(" " + marker);
   if (at == std::string::npos) return {};
@@ -117,15 +117,15 @@ std::vector<std::string> embedded_file(const std::string& relative, const std::s
 std::string submit_job(const fs::path& script) {
   const ToolResult result = run_tool({"sbatch", "--parsable", script.string()}, script.parent_path(), 120);
   if (!result.ok())
-    throw std::runtime_error("sbatch refused the job" + (result.output.empty() ? std::string() : ": " + trim(result.output)));
+    throw std::runtime_error("sbatch refused the job" + (result.output.empty() ? std::string() : ": " + without_trailing_space(result.output)));
   // --parsable prints "<job id>" or "<job id>;<cluster>", possibly after warnings on their own lines.
   std::string last;
   std::istringstream lines(result.output);
   for (std::string line; std::getline(lines, line);)
-    if (!trim(line).empty()) last = trim(line);
+    if (!without_trailing_space(line).empty()) last = without_trailing_space(line);
   const std::string id = last.substr(0, last.find(';'));
   if (id.empty() || id.find_first_not_of("0123456789") != std::string::npos)
-    throw std::runtime_error("sbatch did not print a job id: " + trim(result.output));
+    throw std::runtime_error("sbatch did not print a job id: " + without_trailing_space(result.output));
   return id;
 }
 
@@ -133,7 +133,7 @@ bool job_active(const std::string& job_id) {
   const ToolResult result = run_tool({"squeue", "--noheader", "--jobs", job_id, "--format", "%i %T"}, fs::current_path(), 60);
   // squeue forgets a finished job after a while and then calls its id invalid: the job is not active.
   if (!result.ok()) return result.output.find("Invalid job id") == std::string::npos;  // else: ask again later
-  return !trim(result.output).empty();
+  return !without_trailing_space(result.output).empty();
 }
 
 bool JobStatus::ended() const {
@@ -146,14 +146,14 @@ JobStatus parse_job_status(const std::string& output) {
   const std::size_t start = output.find("JobId=");
   if (start == std::string::npos) return status;
   const std::string line = output.substr(start, output.find('\n', start) - start);
-  status.state = field(line, "JobState");
+  status.state = scontrol_field(line, "JobState");
   if (status.state.empty()) return status;
   status.known = true;
-  status.reason = field(line, "Reason");
-  status.nodes = field(line, "NodeList");
+  status.reason = scontrol_field(line, "Reason");
+  status.nodes = scontrol_field(line, "NodeList");
   if (status.nodes == "(null)") status.nodes.clear();
   if (status.ended()) {
-    const std::string code = field(line, "ExitCode");  // "<status>:<signal>"
+    const std::string code = scontrol_field(line, "ExitCode");  // "<status>:<signal>"
     try {
       status.exit_code = std::stoi(code.substr(0, code.find(':')));
       if (code.find(':') != std::string::npos) status.exit_signal = std::stoi(code.substr(code.find(':') + 1));
@@ -172,7 +172,7 @@ JobStatus job_status(const std::string& job_id) {
 
 bool cancel_job(const std::string& job_id, std::string& why) {
   const ToolResult result = run_tool({"scancel", job_id}, fs::current_path(), 60);
-  if (!result.ok()) why = result.output.empty() ? "scancel exited " + std::to_string(result.exit_code) : trim(result.output);
+  if (!result.ok()) why = result.output.empty() ? "scancel exited " + std::to_string(result.exit_code) : without_trailing_space(result.output);
   return result.ok();
 }
 

@@ -196,6 +196,8 @@ std::vector<BadSpec> corpus() {
       {"70 nested parentheses in a hint", "{ at = 3, points = 10 } ]", "{ at = 3, points = 10 } ]\nhints = [ { below = \"" + nested("(", "2", ")", 70) + "\", text = \"a\" } ]", 24, "levels deep"},
       {"70 nested parentheses in a multi-line string", "flops = \"2*n\"", "flops = \"\"\"" + nested("(", "n", ")", 70) + "\"\"\"", 22, "levels deep"},
       {"70 nested parentheses, written with escapes", "flops = \"2*n\"", "flops = \"\\u0028" + nested("(", "n", ")", 69) + ")\"", 22, "levels deep"},
+      {"70 nested max() in a [handout] name", "\n[[correctness]]", "\n[handout]\nnames = [ { name = \"p\", means = \"" +
+       nested("max(", "threads", ", 2)", 70) + "\", text = \"p\" } ]\n\n[[correctness]]", 13, "levels deep"},
       {"300 nested TOML arrays in a parameter", "params = { n = 10 }", "params = { n = " + nested("[", "1", "]", 300) + " }", 16, "nested value depth"},
       {"300 nested TOML tables in a parameter", "params = { n = 10 }", "params = { n = " + nested("{ a = ", "1", " }", 300) + " }", 16, "nested value depth"},
   };

@@ -769,6 +769,10 @@ def check_help(grader, args):
     run = grader.run("--help")
     check(run.code == ALL_PASSED, "--help exits %d: help is not an error" % run.code)
     check("Exit codes" in run.stdout, "--help does not list the exit codes:\n%s" % run.stdout)
+    # The usage line names the program, and a command's names the command (issue 31: "Usage: [OPTIONS] SUBCOMMAND").
+    check(re.search(r"^Usage: grader \[OPTIONS\] SUBCOMMAND", run.stdout, re.M), "--help's usage line does not name grader:\n%s" % run.stdout[:400])
+    release = grader.run("release", "--help")
+    check(re.search(r"^Usage: grader release ", release.stdout, re.M), "release --help's usage line: %r" % release.stdout[:200])
     for code in (ALL_PASSED, GRADED_FAILURES, USAGE, ENVIRONMENT, INTERNAL, NOT_RUN):
         check(re.search(r"^\s*%d\s+\S" % code, run.stdout, re.M), "--help does not explain exit code %d" % code)
     for command in ("list", "grade", "selftest", "calibrate", "datasets"):

@@ -169,6 +169,8 @@ std::vector<BadSpec> corpus() {
        "flops = \"2*n\"", "flops = \"2*n\"\nbytes = \"8*n\""},
       {"benchmark size 0.5 written as a decimal", "params = { n = 1000 }", "params = { n = 0.5 }", 18, "not a whole number"},
       {"benchmark baseline's size 0", "params = { n = 1000 }", "params = { n = 1000 }\nbaseline = { params = { n = 0 } }", 18, "sizes the timed work"},
+      {"a case's thread count 0 (a benchmark's cpu_threads reads it)", "params = { n = 1000 }",
+       "params = { n = 1000, k = 2 }\ncpu_threads = \"k\"", 16, "'cpu_threads' reads it", "params = { n = 10 }", "params = { n = 10, k = 0 }"},
       {"an integer the harness reads, given as 2.5", "params = { n = 10 }", "params = { n = 10, k = 2.5 }", 16, "params.integer()"},
       {"a dataset whose manifest gives size 0", "cases = [ { name = \"n 10\", params = { n = 10 } } ]",
        "cases = [ { name = \"d\", dataset = \"empty\" } ]", 16, "sizes the timed work"},

@@ -28,8 +28,9 @@ std::vector<double> thread_counts() {
 
 // What every parameter of the lab must satisfy, gathered once from the whole lab.
 struct ParamRules {
-  // Names some benchmark's `flops` or `bytes` reads: they size work, so they are whole numbers from 1 wherever they
-  // are given, in cases too (lab1's harness refuses m = 0; a size of 2.5 would be rounded without a word).
+  // Names some benchmark's `flops`, `bytes` or `cpu_threads` reads: they size work or its threads, so they are whole
+  // numbers from 1 wherever they are given, in cases too (lab1's harness refuses m = 0, lab3's nthreads = 0; a size of
+  // 2.5 would be rounded without a word).
   std::set<std::string> sizes;
   // Names the harness reads with params.integer(): whole numbers, however lab.toml writes them (n = 2.5 once reached
   // the harness, which rounded it).
@@ -52,6 +53,7 @@ ParamRules param_rules(const LabSpec& spec, const LabSources& sources) {
     for (const auto* expr : {&item.flops, &item.bytes})
       if (*expr)
         for (const std::string& name : (*expr)->names()) rules.sizes.insert(name);
+    for (const std::string& name : item.cpu_threads.names()) rules.sizes.insert(name);
     if (item.bytes) rules.bytes.emplace_back(item.name, &*item.bytes);
   }
   rules.memory_mb = spec.limits.memory_mb;
@@ -86,7 +88,7 @@ Variables checked_params(const std::vector<Param>& params, double threads, const
       throw SpecError(where, value + "; a parameter must be at most 2^40 (1099511627776) in size");
     if (!rules.whole(p)) continue;
     const bool size = rules.sizes.count(p.name) != 0;
-    const std::string why = size ? "it sizes the timed work (a benchmark's 'flops' or 'bytes' reads it)"
+    const std::string why = size ? "it sizes the timed work (a benchmark's 'flops', 'bytes' or 'cpu_threads' reads it)"
                                  : p.real ? "the harness reads it with params.integer()" : "it is written as a whole number";
     if (v != std::floor(v))
       throw SpecError(where, value + ", not a whole number, and " + why +

@@ -276,6 +276,11 @@ TEST_CASE("the valid spec of the corpus is accepted (the corpus rows fail for th
                    "params = { n = 1000 }", "params = { n = 1000, lie = 0 }"),
               "flops = \"2*n\"", "flops = \"2*n\"\nbytes = \"8*n\"");
   CHECK_NOTHROW(load_lab_spec(course.lab_dir()));
+  // A variant named in a table of its own, in a file beside lab.toml that [build] does not list, is found there.
+  std::ofstream(course.lab_dir() / "table.h") << "const char* names[] = {\"extra\"};\n";
+  std::ofstream(course.lab_dir() / "demo.h") << "void demo_fast(const double* x, double* y, long n);\nvoid demo_extra(long n);\n";
+  std::ofstream(course.lab_dir() / "lab.toml") << edit(valid_spec, "variants = [\"fast\"]", "variants = [\"fast\", \"extra\"]");
+  CHECK_NOTHROW(load_lab_spec(course.lab_dir()));
   // A lab whose sources are not written against the lab kit (no variants() anywhere) has its variants taken as
   // written: nothing can be read from it.
   std::ofstream(course.lab_dir() / "harness.cpp") << "// a harness of another kind\n";

@@ -4,7 +4,9 @@
 
 #include <cctype>
 #include <fstream>
+#include <algorithm>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <vector>
 
@@ -75,24 +77,37 @@ bool is_call(const std::vector<Token>& tokens, std::size_t i) {
          tokens[i + 1].kind == Token::Kind::punctuation && tokens[i + 1].text == "(";
 }
 
+// The lab's C++ and CUDA files: those [build] lists, and any other beside lab.toml that they may include (a table of
+// variants in a header of its own), so that a name written there is found too.
+std::vector<std::filesystem::path> lab_source_files(const std::filesystem::path& lab_dir, const BuildSpec& build) {
+  std::vector<std::filesystem::path> files;
+  for (const auto* listed : {&build.harness, &build.baseline, &build.headers})
+    for (const std::string& file : *listed) files.push_back(lab_dir / file);
+  static const std::set<std::string> source_extensions{".h", ".hh", ".hpp", ".cuh", ".inc", ".c", ".cc", ".cpp", ".cu"};
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator(lab_dir, error)) {
+    if (!entry.is_regular_file(error) || source_extensions.count(entry.path().extension().string()) == 0) continue;
+    if (std::find(files.begin(), files.end(), entry.path()) == files.end()) files.push_back(entry.path());
+  }
+  return files;
+}
+
 }  // namespace
 
 LabSources LabSources::read(const std::filesystem::path& lab_dir, const BuildSpec& build) {
   LabSources sources;
-  for (const auto* files : {&build.harness, &build.baseline}) {
-    for (const std::string& file : *files) {
-      const std::optional<std::string> text = read_text(lab_dir / file);
-      if (!text) continue;
-      const std::vector<Token> tokens = tokens_of(*text);
-      for (std::size_t i = 0; i < tokens.size(); ++i) {
-        // The lab kit's harness says which variants it runs in variants(): a lab whose sources define none is not
-        // written against the lab kit, and its variants cannot be read here.
-        if (is_call(tokens, i) && tokens[i].text == "variants") sources.has_harness_ = true;
-        if (tokens[i].kind == Token::Kind::string) sources.literals_.insert(tokens[i].text);
-        if (is_call(tokens, i) && tokens[i].text == "integer" && i + 2 < tokens.size() &&
-            tokens[i + 2].kind == Token::Kind::string)
-          sources.integer_params_.insert(tokens[i + 2].text);
-      }
+  for (const std::filesystem::path& file : lab_source_files(lab_dir, build)) {
+    const std::optional<std::string> text = read_text(file);
+    if (!text) continue;
+    const std::vector<Token> tokens = tokens_of(*text);
+    for (std::size_t i = 0; i < tokens.size(); ++i) {
+      // The lab kit's harness says which variants it runs in variants(): a lab whose sources define none is not
+      // written against the lab kit, and its variants cannot be read here.
+      if (is_call(tokens, i) && tokens[i].text == "variants") sources.has_harness_ = true;
+      if (tokens[i].kind == Token::Kind::string) sources.literals_.insert(tokens[i].text);
+      if (is_call(tokens, i) && tokens[i].text == "integer" && i + 2 < tokens.size() &&
+          tokens[i + 2].kind == Token::Kind::string)
+        sources.integer_params_.insert(tokens[i + 2].text);
     }
   }
   for (const std::string& file : build.headers) {

@@ -23,18 +23,19 @@ namespace grader {
 
 class LabSources {
  public:
-  // Reads [build] headers, harness and baseline from `lab_dir` (files that cannot be read are left out).
+  // Reads [build] headers, harness and baseline, and every other C++ or CUDA file beside lab.toml (a table of variants
+  // in a header the harness includes), from `lab_dir`; files that cannot be read are left out.
   // The tokens are C++'s: comments and character literals are skipped, so a name in a comment counts for nothing.
   static LabSources read(const std::filesystem::path& lab_dir, const BuildSpec& build);
 
-  // Whether `variant` is a string literal of a harness or baseline file: how the lab kit's variants() names it.
-  // True when no harness or baseline file defines variants() (a lab not written against the lab kit: nothing to read).
+  // Whether `variant` is a string literal of the lab's sources: how the lab kit's variants() names it. True when no
+  // source defines variants() (a lab not written against the lab kit: nothing to read).
   bool knows_variant(const std::string& variant) const;
   // Whether a header declares a function for `variant`: a function named `variant`, or one whose name holds it as
   // whole '_'-separated words (matvec_unrolled, matmul_register_blocked for "register"). True when the headers declare
   // no function at all.
   bool header_declares(const std::string& variant) const;
-  // Whether a harness or baseline file reads the parameter with params.integer("name").
+  // Whether a source reads the parameter with params.integer("name").
   bool reads_as_integer(const std::string& name) const;
 
   bool has_harness() const { return has_harness_; }
@@ -43,8 +44,8 @@ class LabSources {
  private:
   bool has_harness_ = false;
   bool has_headers_ = false;
-  std::set<std::string> literals_;           // every string literal of the harness and baseline files
-  std::set<std::string> integer_params_;     // the literal in every integer("...") of those files
+  std::set<std::string> literals_;            // every string literal of the lab's sources
+  std::set<std::string> integer_params_;      // the literal in every integer("...") of them
   std::set<std::string> declared_functions_;  // every identifier the headers follow with '('
 };
 

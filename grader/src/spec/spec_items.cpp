@@ -148,25 +148,6 @@ std::optional<Tolerance> read_optional_tolerance(const SpecTable& table, const T
   return std::nullopt;
 }
 
-// Who runs a variant: the student's build (a graded variant, a candidate baseline, "candidate:<v>" in compare) or
-// the judge's alone (a judge baseline, a cap, a bound, a compare).
-enum class Runs { candidate, judge };
-
-// A variant the harness does not know, or a candidate variant the header declares nothing for, would end every
-// grading in the harness's own error, reported as the grader's internal error: refused here, where lab.toml names it.
-void check_variant(const SpecField& field, const std::string& variant, const LabSources& sources, Runs runs) {
-  if (!sources.knows_variant(variant)) {
-    field.fail("no variant '" + variant + "' in the lab's harness: \"" + variant +
-               "\" is no string literal of its harness or baseline sources, where the harness's variants() lists "
-               "the names it runs");
-  }
-  if (runs == Runs::candidate && !sources.header_declares(variant)) {
-    field.fail("variant '" + variant + "' runs the student's code, but the lab's header declares no function for it "
-               "(one named '" + variant + "' or with it as a word of its name, as matvec_unrolled is for \"unrolled\"); "
-               "a variant only the judge has can be a baseline, a cap, a bound or a compare");
-  }
-}
-
 // ---- [[correctness]] -----------------------------------------------------------------------------------
 
 CaseSpec read_case(const SpecTable& table, const Tolerance& item_tolerance) {
@@ -205,7 +186,7 @@ CorrectnessItem read_correctness_item(const SpecTable& table, const Tolerance& l
   if (item.variants.empty()) variants.fail("'variants' must list at least one implementation of the harness");
   const std::vector<SpecField> variant_fields = variants.as_array();
   for (std::size_t i = 0; i < item.variants.size(); ++i)
-    check_variant(variant_fields[i], item.variants[i], sources, Runs::candidate);
+    check_variant(variant_fields[i], item.variants[i], sources, VariantRunner::candidate);
 
   item.tolerance = read_optional_tolerance(table, lab_tolerance);
   const Tolerance& case_default = item.tolerance ? *item.tolerance : lab_tolerance;
@@ -230,14 +211,14 @@ BaselineSpec read_baseline(const SpecTable& table, const std::vector<ParamField>
     baseline.process = process->as_choice(known_spec_values("performance[].baseline.process")) == 0 ? BaselineSpec::Process::judge
                                                                        : BaselineSpec::Process::candidate;
   }
-  const Runs runs = baseline.process == BaselineSpec::Process::candidate ? Runs::candidate : Runs::judge;
+  const VariantRunner runs = baseline.process == BaselineSpec::Process::candidate ? VariantRunner::candidate : VariantRunner::judge;
   if (auto variant = table.optional("variant")) {
     baseline.variant = variant->as_string();
     if (!baseline.variant.empty()) check_variant(*variant, baseline.variant, sources, runs);
   }
   if (auto cap = table.optional("cap")) {
     baseline.cap = cap->as_nonempty_string();
-    check_variant(*cap, baseline.cap, sources, Runs::judge);
+    check_variant(*cap, baseline.cap, sources, VariantRunner::judge);
   }
 
   if (auto params = table.optional("params")) {
@@ -322,7 +303,7 @@ PerformanceItem read_performance_item(const SpecTable& table, const std::vector<
   item.name = table.required("name").as_nonempty_string();
   const SpecField variant = table.required("variant");
   item.variant = variant.as_nonempty_string();
-  check_variant(variant, item.variant, sources, Runs::candidate);
+  check_variant(variant, item.variant, sources, VariantRunner::candidate);
 
   std::vector<ParamField> params;
   if (auto field = table.optional("params")) params = read_params(*field, "benchmark");
@@ -338,12 +319,12 @@ PerformanceItem read_performance_item(const SpecTable& table, const std::vector<
       const std::string& name = item.compare[i];
       const bool own = name.rfind(candidate_compare_prefix, 0) == 0;
       check_variant(elements[i], own ? name.substr(candidate_compare_prefix.size()) : name, sources,
-                    own ? Runs::candidate : Runs::judge);
+                    own ? VariantRunner::candidate : VariantRunner::judge);
     }
   }
   if (auto field = table.optional("bound")) {
     item.bound = field->as_nonempty_string();
-    check_variant(*field, item.bound, sources, Runs::judge);
+    check_variant(*field, item.bound, sources, VariantRunner::judge);
   }
 
   for (auto [key, target] : {std::pair{"flops", &item.flops}, std::pair{"bytes", &item.bytes}}) {

@@ -138,6 +138,10 @@ PAGE_FACTS = r"""(() => {
   for (const e of document.querySelectorAll('[src],[href]:not(a),[srcset],[poster],[data]'))
     for (const a of ['src', 'href', 'srcset', 'poster', 'data']) if (e.hasAttribute(a)) facts.loads.push(e.getAttribute(a));
   for (const s of document.querySelectorAll('style')) if (/url\(|@import/.test(s.textContent)) facts.loads.push('css: ' + s.textContent.match(/url\([^)]*\)|@import[^;]*/)[0]);
+  // The labels that must not overlap: each ladder's tier labels, the roofline's ceiling labels (issue 31).
+  facts.label_groups = [...document.querySelectorAll('svg')].map(s =>
+      [...s.querySelectorAll('text.tier-label, text.ceiling-label')].map(t => ({text: t.textContent, ...box(t.getBoundingClientRect())})))
+      .filter(g => g.length > 1);
   if (svg) {
     facts.axes = ['x-min', 'x-max', 'y-min', 'y-max'].map(k => parseFloat(svg.getAttribute('data-log-' + k)));
     facts.plot = box(svg.querySelector('rect.plot-area').getBoundingClientRect());
@@ -184,6 +188,15 @@ def check_page(browser, checks, html_path, expected_marks, expected_items, shot_
             checks.check(best <= 1.0, "%s mark of '%s' within a pixel of its figures (off by %.2f px)" % (series, item, best))
         checks.check(len(facts["marks"]) == len(expected_marks),
                      "%d marks drawn, %d expected from the JSON" % (len(facts["marks"]), len(expected_marks)))
+    overlaps = []
+    for group in facts["label_groups"]:
+        for i, a in enumerate(group):
+            for b in group[i + 1:]:
+                if (a["left"] < b["left"] + b["width"] and b["left"] < a["left"] + a["width"] and
+                        a["top"] < b["top"] + b["height"] and b["top"] < a["top"] + a["height"]):
+                    overlaps.append("'%s' and '%s'" % (a["text"], b["text"]))
+    checks.check(not overlaps, "at 1280 px no tier or ceiling label overlaps another (%d groups; overlapping: %s)" % (
+        len(facts["label_groups"]), ", ".join(overlaps) or "none"))
     own = "file://" + os.path.abspath(html_path)
     external = [u for u in browser.requests() if u != own]
     checks.check(not external, "no request but the page itself (saw: %s)" % (external or "none"))

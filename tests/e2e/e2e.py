@@ -472,8 +472,9 @@ def check_trust_lying_harness(grader, args):
 # --- a lab.toml that names a variant its harness does not define ----------------------------------------------
 
 def check_unknown_variant(grader, args):
-    """A typo in a lab's variant list is the lab's mistake: the item is an internal error naming the variant and
-    the harness's own list, never a crash charged to the student."""
+    """A typo in a lab's variant list is the lab's mistake, and lab.toml's: it is refused where the lab is read, exit 2
+    with the file, line and column of the variant (issue 32), before any student is graded; never an internal error
+    (exit 4), never a crash charged to the student."""
     submission = os.path.join(args.root, "tests", "submissions", TRUST_LAB, "honest")
     with trust_root(args) as root:
         spec = os.path.join(root, "labs", TRUST_LAB, "lab.toml")
@@ -482,15 +483,13 @@ def check_unknown_variant(grader, args):
         check('variants = ["eval"]' in text, "lab90's lab.toml no longer lists variants = [\"eval\"]; update e2e.py")
         with open(spec, "w") as f:
             f.write(text.replace('variants = ["eval"]', 'variants = ["evl"]').replace('variant = "eval"', 'variant = "evl"'))
-        run = grader.run("grade", "lab90", "--submission", submission, "--format", "json", "--quick", root=root,
-                         lab_error=True)
-    check(run.code == INTERNAL, "exit code %d, expected %d: the lab's mistake" % (run.code, INTERNAL))
-    report = run.json()
-    [item] = [t for t in report["tests"] if t["kind"] == "correctness"]
-    check(item["status"] == "internal_error", "item %r is %r (%s), expected internal_error" % (
-        item["name"], item["status"], item["details"]))
-    check("'evl'" in item["details"] and "eval" in item["details"], "details do not name the variant and the "
-          "harness's list: %r" % item["details"])
+        line = 1 + text[:text.index('variants = ["eval"]')].count("\n")
+        run = grader.run("grade", "lab90", "--submission", submission, "--format", "json", "--quick", root=root)
+        listed = grader.run("list", root=root)
+    for what, result in (("grade", run), ("list", listed)):
+        check(result.code == USAGE, "%s: exit code %d, expected %d: lab.toml's mistake" % (what, result.code, USAGE))
+        check(re.search(r"lab\.toml:%d:\d+: no variant 'evl'" % line, result.stderr),
+              "%s does not name lab.toml:%d:COLUMN and the variant: %r" % (what, line, result.stderr[-600:]))
 
 
 def check_broken_harness(grader, args):
@@ -770,6 +769,10 @@ def check_help(grader, args):
     run = grader.run("--help")
     check(run.code == ALL_PASSED, "--help exits %d: help is not an error" % run.code)
     check("Exit codes" in run.stdout, "--help does not list the exit codes:\n%s" % run.stdout)
+    # The usage line names the program, and a command's names the command (issue 31: "Usage: [OPTIONS] SUBCOMMAND").
+    check(re.search(r"^Usage: grader \[OPTIONS\] SUBCOMMAND", run.stdout, re.M), "--help's usage line does not name grader:\n%s" % run.stdout[:400])
+    release = grader.run("release", "--help")
+    check(re.search(r"^Usage: grader release ", release.stdout, re.M), "release --help's usage line: %r" % release.stdout[:200])
     for code in (ALL_PASSED, GRADED_FAILURES, USAGE, ENVIRONMENT, INTERNAL, NOT_RUN):
         check(re.search(r"^\s*%d\s+\S" % code, run.stdout, re.M), "--help does not explain exit code %d" % code)
     for command in ("list", "grade", "selftest", "calibrate", "datasets"):

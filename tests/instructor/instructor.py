@@ -794,9 +794,13 @@ def check_release_constructed(grader, args):
         check(not os.path.exists(os.path.join(temp, "leaky")), "a refused release left its directory behind")
         os.remove(os.path.join(course, "docs", "notes.md"))
 
-        # So does a lab whose public dataset is not generated: every student's run of that case would fail.
+        # So does a lab whose public dataset is not generated: every student's run of that case would fail. The new
+        # entry is public-17's copied, its inputs and expected kept, with no sha256 yet: generate fills it in (issue 31).
+        public = [d for d in load_toml(manifest_path)["dataset"] if d["name"] == "public-17"][0]
+        files = lambda table: "{ %s }" % ", ".join('%s = "%s"' % (k, v.replace("public-17", "public-5")) for k, v in table.items())
         with open(manifest_path, "a") as f:
-            f.write('\n[[dataset]]\nname = "public-5"\nseed = 5\nvariant = "axpy"\nparams = { n = 5, a = 1 }\n')
+            f.write('\n[[dataset]]\nname = "public-5"\nseed = 5\nvariant = "axpy"\nparams = { n = 5, a = 1 }\n'
+                    'inputs = %s\nexpected = %s\n' % (files(public["inputs"]), files(public["expected"])))
         text = open(toml_path).read()
         open(toml_path, "w").write(insert_after(text, '  { name = "public n = 17", dataset = "public-17" },\n',
                                                 '  { name = "public n = 5", dataset = "public-5" },\n'))
@@ -805,6 +809,10 @@ def check_release_constructed(grader, args):
               "a lab with an ungenerated dataset was not refused with the command that fixes it")
         check(not os.path.exists(os.path.join(temp, "ungenerated")), "a refused release left its directory behind")
         check(grader(course, "datasets", "generate", "lab9").code == ALL_PASSED, "datasets generate failed")
+        generated = [d for d in load_toml(manifest_path)["dataset"] if d["name"] == "public-5"][0]
+        check(set(generated.get("sha256", {})) == set(generated["inputs"].values()) | set(generated["expected"].values()),
+              "generate did not write the new entry's checksums: %r" % generated)
+        check(grader(course, "datasets", "verify", "lab9").code == ALL_PASSED, "the generated entry does not verify")
 
         # So does a symbolic link (it could reach reference/).
         os.symlink(os.path.join(course, "reference", "lab9-demo", "demo.cpp"), os.path.join(lab, "solution.cpp"))
@@ -812,6 +820,26 @@ def check_release_constructed(grader, args):
         check(stopped.code == GRADED_FAILURES and "solution.cpp is a symbolic link" in stopped.stderr,
               "a symbolic link in a lab was not refused")
         check(not os.path.exists(os.path.join(temp, "linked")), "a refused release left its directory behind")
+        os.remove(os.path.join(lab, "solution.cpp"))
+
+        # A course that is a git checkout is released as committed: a skeleton solved on disk and not committed is
+        # refused, named, unless --allow-uncommitted (issue 31: a walk's autograder.zip shipped a solved skeleton).
+        git = lambda *words: run(["git", "-C", course, "-c", "user.name=t", "-c", "user.email=t@example.org",
+                                  "-c", "commit.gpgsign=false"] + list(words), timeout=120)
+        if shutil.which("git") is None:
+            raise Skipped("no git here: the uncommitted-changes refusal cannot be tried")
+        check(git("init", "-q").code == 0 and git("add", "-A").code == 0 and git("commit", "-q", "-m", "course").code == 0,
+              "git could not commit the constructed course")
+        skeleton = os.path.join(course, "skeletons", "lab9-demo", "demo.cpp")
+        with open(skeleton, "a") as f:
+            f.write("// solved on disk, never committed\n")
+        stopped = grader(course, "release", "--out", os.path.join(temp, "dirty"))
+        check(stopped.code == GRADED_FAILURES and "skeletons/lab9-demo/demo.cpp" in stopped.stderr
+              and "--allow-uncommitted" in stopped.stderr, "a release of an uncommitted skeleton was not refused, "
+              "naming it (exit %d): %s" % (stopped.code, stopped.stderr[-2000:]))
+        check(not os.path.exists(os.path.join(temp, "dirty")), "a refused release left its directory behind")
+        allowed = release_of(grader, course, os.path.join(temp, "allowed"), "--allow-uncommitted")
+        check("skeletons/lab9-demo/demo.cpp" in allowed.stderr, "--allow-uncommitted does not say what it ships")
 
 
 CHECKS = {

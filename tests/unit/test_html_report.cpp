@@ -3,8 +3,11 @@
 // Chromium (tests/browser).
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <string>
+#include <vector>
 
+#include "report/html_page.h"
 #include "report/html_report.h"
 #include "report/roofline_svg.h"
 #include "report/writers.h"
@@ -106,4 +109,53 @@ TEST_CASE("items held to one calibrated ceiling share one line, at the highest r
   add_item_ceilings(ceilings, nlohmann::json::object());
   CHECK(ceilings.size() == 2);
   CHECK_FALSE(ceilings[1].raised);
+}
+
+TEST_CASE("one duration formatter for the report and selftest's problem lines: a 0.1 us call reads 0.1 us") {
+  CHECK(html::duration(1e-7) == "0.1 us");  // selftest once printed "0.00 ms" for it (issue 31)
+  CHECK(html::duration(0.03012) == "30.12 ms");
+  CHECK(html::duration(1.5) == "1.500 s");
+}
+
+namespace {
+
+// The y of every <text class="CLASS" ... y="..."> in `svg`, in order.
+std::vector<double> text_ys(const std::string& svg, const std::string& css_class) {
+  std::vector<double> ys;
+  const std::string open = "<text class=\"" + css_class + "\"";
+  for (std::size_t at = svg.find(open); at != std::string::npos; at = svg.find(open, at + 1)) {
+    const std::size_t y = svg.find(" y=\"", at) + 4;
+    ys.push_back(std::stod(svg.substr(y, svg.find('"', y) - y)));
+  }
+  return ys;
+}
+
+}  // namespace
+
+TEST_CASE("two calibrations of one GPU kind: their roofs' labels are written apart, and a repeated one once") {
+  std::vector<RooflineCeiling> ceilings{{1500.0, 9500.0, "HBM (gpu 0); FP32 (gpu 0)", false},
+                                        {1510.0, 9600.0, "HBM (gpu 1); FP32 (gpu 1)", false},
+                                        {1500.0, 9500.0, "HBM (gpu 2); FP32 (gpu 2)", false}};
+  const std::string svg = roofline_svg(ceilings, {{100.0, 50.0, "student", "gemv", "", "a", ""}});
+  const std::vector<double> ys = text_ys(svg, "ceiling-label");
+  REQUIRE(ys.size() == 2);  // gpu 2's label is gpu 0's, word for word
+  CHECK(std::abs(ys[0] - ys[1]) >= 14);  // a 12-unit font: one line apart at least
+}
+
+TEST_CASE("tiers close together: their ladder labels go on separate lines, never on top of each other") {
+  Report report = hostile_report();
+  Measurement& m = *report.tests[1].measurement;
+  m.metric = "speedup";
+  m.metric_value = 1.2;
+  m.threshold_full = 1.8;
+  m.tiers = {{1.5, 0}, {1.8, 20}};  // the walk's lab1 ladder, whose labels overlapped at 1280 px (issue 31)
+  const std::string page = render_html_report(to_json(report), nullptr);
+  const std::vector<double> ys = text_ys(page, "tier-label");
+  REQUIRE(ys.size() == 2);
+  CHECK(ys[0] != ys[1]);
+  // Tiers far apart stay on one line.
+  m.tiers = {{0.5, 0}, {1.8, 20}};
+  const std::vector<double> apart = text_ys(render_html_report(to_json(report), nullptr), "tier-label");
+  REQUIRE(apart.size() == 2);
+  CHECK(apart[0] == apart[1]);
 }

@@ -29,6 +29,20 @@ TEST_CASE("the course README, released: no TA or instructor section, no removed 
   CHECK(released.find("grader selftest") == std::string::npos);
   for (const auto& doc : removed) CHECK(released.find("docs/" + doc) == std::string::npos);
   CHECK(released.find("<!-- staff -->") == std::string::npos);
+  // The quick start keeps the student's set-up and loses the staff's (issue 31).
+  CHECK(released.find("bash grader/setup.sh --student") != std::string::npos);
+  CHECK(released.find("course staff and CI") == std::string::npos);
+  CHECK(released.find("ctest ") == std::string::npos);
+}
+
+TEST_CASE("the staff's set-up left unmarked stops the release at its line; the student's passes") {
+  CHECK_THROWS_WITH_AS(student_readme("```sh\nbash grader/setup.sh   # course staff and CI\n```\n", removed),
+                       doctest::Contains("README.md:2: the student release would tell students to run the staff's "
+                                         "`bash grader/setup.sh`"),
+                       ReleaseError);
+  CHECK_THROWS_WITH_AS(student_readme("ctest --test-dir build -j 2\n", removed), doctest::Contains("README.md:1:"),
+                       ReleaseError);
+  CHECK(student_readme("bash grader/setup.sh --student\n", removed) == "bash grader/setup.sh --student\n");
 }
 
 TEST_CASE("a staff line left unmarked, or a marker left open, stops the release at its line") {

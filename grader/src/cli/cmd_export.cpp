@@ -8,6 +8,7 @@
 #include "cli/common.h"
 #include "cli/values.h"
 #include "export/export.h"
+#include "release/uncommitted.h"
 
 namespace grader {
 
@@ -20,6 +21,7 @@ struct ExportCommand {
   fs::path out;
   std::string timeout_text = "600";
   std::string image;
+  bool allow_uncommitted = false;
 };
 
 enum class Platform { gradescope, prairielearn };
@@ -36,6 +38,10 @@ void print_summary(const ExportSummary& summary, const fs::path& out) {
 void run_export(const ExportCommand& command, Platform platform) {
   const Environment env = current_environment();
   const LabSpec spec = load_lab(env, command.lab);
+  std::string warning;
+  const std::string refusal = uncommitted_refusal(env.root, "export", command.allow_uncommitted, warning);
+  if (!refusal.empty()) throw CommandFailure(ExitCode::graded_failures, refusal);  // "refused: something would have shipped"
+  if (!warning.empty()) std::fprintf(stderr, "grader: warning: %s\n", warning.c_str());
   ExportOptions options;
   // PrairieLearn kills a grading job after at most 600 s; Gradescope lets the instructor choose longer.
   const std::uint64_t longest = platform == Platform::prairielearn ? 600 : 3600;
@@ -72,6 +78,8 @@ void add_platform(CLI::App& parent, const std::string& name, const std::string& 
         ->default_str("600");
     sub->add_option("--image", command->image, "the Docker image info.json names (default: course-grader/<lab>)");
   }
+  sub->add_flag("--allow-uncommitted", command->allow_uncommitted,
+                "package skeletons/, labs/ and reference/ as they are on disk, changes not committed to git included");
   sub->callback([command, platform] { run_export(*command, platform); });
 }
 

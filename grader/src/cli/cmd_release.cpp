@@ -6,6 +6,7 @@
 
 #include "cli/common.h"
 #include "release/release.h"
+#include "release/uncommitted.h"
 
 namespace grader {
 
@@ -16,6 +17,7 @@ namespace fs = std::filesystem;
 struct ReleaseCommand {
   fs::path out;
   std::vector<std::string> labs;
+  bool allow_uncommitted = false;
 };
 
 void run_release(const ReleaseCommand& command) {
@@ -28,6 +30,10 @@ void run_release(const ReleaseCommand& command) {
     throw CommandFailure(ExitCode::usage, "--out " + out.string() + " is inside the course repository; write the release elsewhere");
   if (fs::exists(out) && !(fs::is_directory(out) && fs::is_empty(out)))
     throw CommandFailure(ExitCode::usage, "--out " + out.string() + " exists and is not an empty directory");
+  std::string warning;
+  const std::string refusal = uncommitted_refusal(root, "release", command.allow_uncommitted, warning);
+  if (!refusal.empty()) throw CommandFailure(ExitCode::graded_failures, refusal);  // "refused: something would have shipped"
+  if (!warning.empty()) std::fprintf(stderr, "grader: warning: %s\n", warning.c_str());
   std::vector<LabSpec> labs;
   if (command.labs.empty()) {
     labs = load_labs(env, std::nullopt);
@@ -62,6 +68,8 @@ void setup_release(CLI::App& app) {
   auto* release = app.add_subcommand("release", "write the student repository: no reference/, no hidden cases");
   release->add_option("--out,-o", command->out, "the directory to write (new, or empty; outside this repository)")->required();
   release->add_option("--labs", command->labs, "only these labs, comma-separated (default: all)")->delimiter(',');
+  release->add_flag("--allow-uncommitted", command->allow_uncommitted,
+                    "ship skeletons/, labs/ and reference/ as they are on disk, changes not committed to git included");
   release->callback([command] { run_release(*command); });
 }
 

@@ -20,6 +20,7 @@
 #include "measure/foreign_load.h"
 #include "pipeline/grade.h"
 #include "pipeline/grading.h"
+#include "report/html_page.h"
 #include "report/reference_points.h"
 #include "report/writers.h"
 
@@ -54,10 +55,10 @@ double performance_points(const Report& report) {
 }
 
 // "candidate unrolled 30.12 ms, 26.6 GB/s": one side of a measurement, so that a log read later (a CI's) tells
-// which side moved.
+// which side moved. The duration is written as the report writes it: a 0.1 us call is "0.1 us", not "0.00 ms".
 std::string side_figures(const Timing& side) {
   using pipeline::fixed;
-  std::string text = side.label + " " + fixed(side.median * 1e3, 2) + " ms";
+  std::string text = side.label + " " + html::duration(side.median);
   if (side.gbps > 0) text += ", " + fixed(side.gbps, 1) + " GB/s";
   else if (side.gflops > 0) text += ", " + fixed(side.gflops, 1) + " GFLOP/s";
   return text;

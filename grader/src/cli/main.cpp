@@ -37,7 +37,7 @@ std::vector<std::string> with_default_subcommand(const CLI::App& app, int argc, 
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"grader: builds, checks, times and scores performance-programming labs"};
+  CLI::App app{"grader: builds, checks, times and scores performance-programming labs", "grader"};
   // `grader lab1` grades: the top level shows grade's codes. CLI11 copies a parent's footer into each subcommand, so
   // each one is given its own below, or `grader batch --help` would list a grading's codes.
   app.footer(grader::exit_code_help("grade") + "\nEach command's --help lists its own exit codes.\n");

@@ -77,8 +77,9 @@ struct Manifest {
 };
 
 // Reads and validates <dir>/manifest.toml: known keys only, names unique, file names plain "*.npy" names
-// (never paths), exactly one 64-digit lowercase checksum per file named. An entry may name no files yet
-// (name, seed, variant and params written by hand, awaiting `grader datasets generate`). A missing manifest
+// (never paths), exactly one 64-digit lowercase checksum per file named. An entry without a sha256 table awaits
+// `grader datasets generate` (name, seed, variant and params written by hand): any inputs or expected it names are
+// left out until generate writes them with their checksums. A missing manifest
 // is an error too: whether a lab without datasets is fine is the caller's decision. Throws ManifestError.
 Manifest load_manifest(const std::filesystem::path& dir);
 

@@ -18,6 +18,15 @@ const std::vector<std::string>& staff_commands() {
   return commands;
 }
 
+// The staff's set-up: `bash grader/setup.sh` without --student installs the test suite's needs, and `ctest` runs
+// that suite; a student's copy runs neither (a release README once kept "bash grader/setup.sh  # course staff").
+std::string staff_setup(const std::string& line) {
+  if (line.find("bash grader/setup.sh") != std::string::npos && line.find("--student") == std::string::npos)
+    return "bash grader/setup.sh";
+  if (line.find("ctest ") != std::string::npos) return "ctest";
+  return "";
+}
+
 std::string trimmed(const std::string& line) {
   const auto first = line.find_first_not_of(" \t");
   const auto last = line.find_last_not_of(" \t\r");
@@ -54,6 +63,8 @@ std::string student_readme(std::string_view readme, const std::set<std::string>&
       if (line.find("docs/" + doc) != std::string::npos) refuse("point to docs/" + doc + ", which it leaves out");
     for (const auto& command : staff_commands())
       if (line.find(command) != std::string::npos) refuse("tell students to run `" + command + "`");
+    if (const std::string setup = staff_setup(line); !setup.empty())
+      refuse("tell students to run the staff's `" + setup + "` (a student's is `bash grader/setup.sh --student`)");
     // Two blank lines where a block was cut become one.
     const bool blank = bare.empty();
     if (blank && last_blank) continue;

@@ -18,7 +18,8 @@ namespace grader {
 
 // `readme` without its staff blocks. `removed_docs` are file names under docs/ the release leaves out. Throws
 // ReleaseError (release/strip.h) for an unclosed marker, or for a line left that names a removed doc or
-// `grader selftest`, `grader batch`, `grader new-lab`, `grader release`.
+// `grader selftest`, `grader batch`, `grader new-lab`, `grader release`, or the staff's set-up (`bash grader/setup.sh`
+// without --student, `ctest`).
 // `file` names the text in messages ("labs/lab9-vector-ops/README.md:3: ..."); lab handouts are cut the same way.
 std::string student_readme(std::string_view readme, const std::set<std::string>& removed_docs,
                            const std::string& file = "README.md");

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <map>
+#include <string>
+#include <vector>
 
 #include "report/html_page.h"
 #include "report/roofline_svg.h"
@@ -44,6 +46,33 @@ std::string figure_of(const std::string& metric, double value) {
   return metric == "roofline" ? fixed(100 * value, 0) + "%" : fixed(value, 2) + "x";
 }
 
+// Where each of a row of centred labels goes: its centre, moved inward where it would leave the drawing, and the
+// first line (0, 1, ...) on which it clears every label before it by a gap. Tiers close together ("1.50x: 0 pts",
+// "1.80x full: 20 pts") once overlapped on one line. `widths` are estimates in the drawing's units.
+struct PlacedLabel {
+  double x = 0;
+  int line = 0;
+};
+std::vector<PlacedLabel> place_labels(const std::vector<double>& centres, const std::vector<double>& widths,
+                                      double drawing_width) {
+  constexpr double gap = 8;
+  std::vector<double> line_ends;  // the right edge of the last label on each line
+  std::vector<PlacedLabel> placed;
+  for (std::size_t i = 0; i < centres.size(); ++i) {
+    const double half = widths[i] / 2;
+    const double x = std::clamp(centres[i], half, std::max(half, drawing_width - half));
+    std::size_t line = 0;
+    while (line < line_ends.size() && line_ends[line] + gap > x - half) ++line;
+    if (line == line_ends.size()) line_ends.push_back(0);
+    line_ends[line] = x + half;
+    placed.push_back({x, static_cast<int>(line)});
+  }
+  return placed;
+}
+
+// 12px system-ui: no glyph of a tier's label is wider than 7 units; the estimate errs wide, so labels never touch.
+double label_width(const std::string& text) { return 7.0 * static_cast<double>(text.size()); }
+
 // The tier ladder: the metric's axis from 0 to past full marks, a tick per tier with its points, the full-marks
 // tier in green, and the student's figure as a marker.
 std::string ladder_svg(const json& m) {
@@ -54,16 +83,29 @@ std::string ladder_svg(const json& m) {
   const double top = std::max({full * 1.3, value * 1.08, 1e-9});
   constexpr double width = 600, x0 = 10, x1 = 590;
   auto x = [&](double v) { return x0 + std::clamp(v / top, 0.0, 1.0) * (x1 - x0); };
-  std::string svg = "<svg class=\"ladder\" viewBox=\"0 0 " + fixed(width, 0) + " 58\" role=\"img\" aria-label=\"tiers: " +
-                    escape(figure_of(metric, value)) + ", full marks from " + escape(figure_of(metric, full)) + "\">\n";
-  svg += "<rect class=\"track\" x=\"" + fixed(x0, 1) + "\" y=\"20\" width=\"" + fixed(x1 - x0, 1) + "\" height=\"12\" rx=\"6\"/>\n";
+  std::vector<double> centres, widths;
+  std::vector<std::string> labels;
   for (const auto& tier : tiers) {
-    const double at = number_of(tier, "at");
     const bool is_full = &tier == &tiers.back();
-    svg += "<line class=\"tier" + std::string(is_full ? " full" : "") + "\" x1=\"" + fixed(x(at), 1) + "\" y1=\"14\" x2=\"" +
-           fixed(x(at), 1) + "\" y2=\"38\"/><text x=\"" + fixed(x(at), 1) + "\" y=\"52\" text-anchor=\"middle\">" +
-           escape(figure_of(metric, at)) + (is_full ? " full" : "") + ": " + html::fixed(number_of(tier, "points"), 0) +
-           " pts</text>\n";
+    labels.push_back(figure_of(metric, number_of(tier, "at")) + (is_full ? " full" : "") + ": " +
+                     html::fixed(number_of(tier, "points"), 0) + " pts");
+    centres.push_back(x(number_of(tier, "at")));
+    widths.push_back(label_width(labels.back()));
+  }
+  const std::vector<PlacedLabel> placed = place_labels(centres, widths, width);
+  int lines = 1;
+  for (const PlacedLabel& label : placed) lines = std::max(lines, label.line + 1);
+  constexpr double line_height = 14;
+  std::string svg = "<svg class=\"ladder\" viewBox=\"0 0 " + fixed(width, 0) + " " + fixed(58 + line_height * (lines - 1), 0) +
+                    "\" role=\"img\" aria-label=\"tiers: " + escape(figure_of(metric, value)) + ", full marks from " +
+                    escape(figure_of(metric, full)) + "\">\n";
+  svg += "<rect class=\"track\" x=\"" + fixed(x0, 1) + "\" y=\"20\" width=\"" + fixed(x1 - x0, 1) + "\" height=\"12\" rx=\"6\"/>\n";
+  for (std::size_t i = 0; i < tiers.size(); ++i) {
+    const bool is_full = i + 1 == tiers.size();
+    const double y = 52 + line_height * placed[i].line;
+    svg += "<line class=\"tier" + std::string(is_full ? " full" : "") + "\" x1=\"" + fixed(centres[i], 1) + "\" y1=\"14\" x2=\"" +
+           fixed(centres[i], 1) + "\" y2=\"38\"/><text class=\"tier-label\" x=\"" +
+           fixed(placed[i].x, 1) + "\" y=\"" + fixed(y, 0) + "\" text-anchor=\"middle\">" + escape(labels[i]) + "</text>\n";
   }
   const double label_x = std::clamp(x(value), 50.0, width - 50);  // the marker's words stay inside the drawing
   svg += "<path class=\"you\" d=\"M" + fixed(x(value), 1) + " 19 l-6 -8 h12 z\"/><text x=\"" + fixed(label_x, 1) +

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -104,6 +107,7 @@ std::string roofline_svg(const std::vector<RooflineCeiling>& ceilings, const std
 
   // Each ceiling: the memory slope up to its ridge point, then the flat compute roof, clipped to the plot.
   svg += "<g clip-path=\"url(#plot-clip)\">\n";
+  std::vector<std::pair<double, std::string>> labels;  // {baseline y, text}: written after the lines, apart
   for (const auto& c : ceilings) {
     if (c.gbps <= 0 || c.gflops <= 0) continue;
     const double x_start = std::pow(10.0, axes.x_min), x_end = std::pow(10.0, axes.x_max), ridge = c.gflops / c.gbps;
@@ -111,8 +115,21 @@ std::string roofline_svg(const std::vector<RooflineCeiling>& ceilings, const std
            number(axes.x(ridge)) + "," + number(axes.y(c.gflops)) + " " + number(axes.x(x_end)) + "," +
            number(axes.y(c.gflops)) + "\"><title>" + html::escape(c.label) +
            (c.raised ? html::escape("; raised to what judge code reached while grading") : "") + "</title></polyline>\n";
-    svg += "<text class=\"ceiling-label\" x=\"" + number(width - right - 4) + "\" y=\"" + number(axes.y(c.gflops) - 5) +
-           "\" text-anchor=\"end\">" + html::fixed(c.gflops, 1) + " GFLOP/s, " + html::fixed(c.gbps, 1) + " GB/s</text>\n";
+    labels.emplace_back(axes.y(c.gflops) - 5, html::fixed(c.gflops, 1) + " GFLOP/s, " + html::fixed(c.gbps, 1) + " GB/s");
+  }
+  // Every label sits right-aligned above its roof. Two calibrations of one GPU kind give roofs a few units apart,
+  // whose labels once lay on top of each other: each is written once, and moved down below the one above it.
+  std::sort(labels.begin(), labels.end());
+  constexpr double label_height = 14;
+  double last_y = -1e300;
+  std::vector<std::string> written;
+  for (auto [y, text] : labels) {
+    if (std::find(written.begin(), written.end(), text) != written.end()) continue;
+    written.push_back(text);
+    y = std::max(y, last_y + label_height);
+    last_y = y;
+    svg += "<text class=\"ceiling-label\" x=\"" + number(width - right - 4) + "\" y=\"" + number(y) +
+           "\" text-anchor=\"end\">" + html::escape(text) + "</text>\n";
   }
   svg += "</g>\n";
   for (const auto& p : points) {

@@ -246,10 +246,11 @@ LabSpec read_spec(const toml::table& document, std::string_view text, const std:
   read_limits_section(root, spec.limits);
   read_timing_section(root, spec.timing);
   if (auto tolerance = root.optional("tolerance")) spec.tolerance = read_tolerance(tolerance->as_table(), Tolerance{});
-  spec.correctness = read_correctness_items(root, spec.tolerance);
-  spec.performance = read_performance_items(root, spec.correctness, spec.tolerance);
+  const LabSources sources = LabSources::read(spec.dir, spec.build);
+  spec.correctness = read_correctness_items(root, spec.tolerance, sources);
+  spec.performance = read_performance_items(root, spec.correctness, spec.tolerance, sources);
   spec.handout_names = read_handout_names(root);
-  check_spec_values(spec);
+  check_spec_values(spec, sources);
   return spec;
 }
 

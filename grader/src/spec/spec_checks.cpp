@@ -26,34 +26,99 @@ std::vector<double> thread_counts() {
   return counts;
 }
 
+// What every parameter of the lab must satisfy, gathered once from the whole lab.
+struct ParamRules {
+  // Names some benchmark's `flops`, `bytes` or `cpu_threads` reads: they size work or its threads, so they are whole
+  // numbers from 1 wherever they are given, in cases too (lab1's harness refuses m = 0, lab3's nthreads = 0; a size of
+  // 2.5 would be rounded without a word).
+  std::set<std::string> sizes;
+  // Names the harness reads with params.integer(): whole numbers, however lab.toml writes them (n = 2.5 once reached
+  // the harness, which rounded it).
+  const LabSources* sources = nullptr;
+  // Every benchmark's `bytes`, the fewest bytes one call must move, so at least the memory its data takes: a case or
+  // benchmark that gives every name one of them reads must fit the lab's memory limit.
+  std::vector<std::pair<std::string, const Expr*>> bytes;  // {benchmark's name, its bytes}
+  double memory_bytes = 0;
+  std::size_t memory_mb = 0;
+
+  bool whole(const Param& p) const {
+    return !p.real || sizes.count(p.name) != 0 || (sources != nullptr && sources->reads_as_integer(p.name));
+  }
+};
+
+ParamRules param_rules(const LabSpec& spec, const LabSources& sources) {
+  ParamRules rules;
+  rules.sources = &sources;
+  for (const PerformanceItem& item : spec.performance) {
+    for (const auto* expr : {&item.flops, &item.bytes})
+      if (*expr)
+        for (const std::string& name : (*expr)->names()) rules.sizes.insert(name);
+    for (const std::string& name : item.cpu_threads.names()) rules.sizes.insert(name);
+    if (item.bytes) rules.bytes.emplace_back(item.name, &*item.bytes);
+  }
+  rules.memory_mb = spec.limits.memory_mb;
+  rules.memory_bytes = static_cast<double>(spec.limits.memory_mb) * 1024 * 1024;
+  return rules;
+}
+
+std::string gigabytes(double bytes) { return number_text(std::round(bytes / 1e7) / 100) + " GB"; }
+
 // Evaluates `params` for `threads` and checks each value; returns every name's value for the expressions after.
-// `work` names the parameters that size a benchmark's work (read by `flops` or `bytes`): those must be at least 1.
-// Elsewhere 0 is allowed: an empty input is a fair correctness case, and a harness may read 0/1 as a switch.
+// Every value is finite and at most 2^40 in size. Whole-number parameters (written as integers or expressions,
+// sizes, and those the harness reads as integers) are from 0 to 2^40, sizes from 1; together they multiply to at
+// most 2^57, so an array indexed by all of them still has a byte count that fits 64 bits (m = n = 2^32 wrapped a
+// harness's m*n*8 to 0). Where the values give a benchmark's `bytes`, it fits the lab's memory limit.
+// 0 is allowed for what is no size: a harness may read 0/1 as a switch.
 Variables checked_params(const std::vector<Param>& params, double threads, const SourcePosition& where,
-                         const std::string& owner, const std::set<std::string>& work = {}) {
+                         const std::string& owner, const ParamRules& rules) {
   Variables values;
   try {
     values = evaluate_params(params, {{"threads", threads}});
   } catch (const ExprEvalError& error) {
     throw SpecError(where, owner + "'s parameters have no value" + thread_note(threads) + ": " + error.what());
   }
+  double product = 1;
+  std::string factors;
   for (const Param& p : params) {
     const double v = values.at(p.name);
+    const std::string value = "parameter '" + p.name + "' of " + owner + " is " + number_text(v) + thread_note(threads);
     if (!std::isfinite(v))
       throw SpecError(where, "parameter '" + p.name + "' of " + owner + " is not a finite number" + thread_note(threads));
-    if (p.real) continue;
-    // Harnesses read sizes as integers: 2.5 would be rounded without a word, 0 or -3 would fail in the harness.
+    if (std::fabs(v) > largest_size)
+      throw SpecError(where, value + "; a parameter must be at most 2^40 (1099511627776) in size");
+    if (!rules.whole(p)) continue;
+    const bool size = rules.sizes.count(p.name) != 0;
+    const std::string why = size ? "it sizes the timed work (a benchmark's 'flops', 'bytes' or 'cpu_threads' reads it)"
+                                 : p.real ? "the harness reads it with params.integer()" : "it is written as a whole number";
     if (v != std::floor(v))
-      throw SpecError(where, "parameter '" + p.name + "' of " + owner + " is " + number_text(v) + thread_note(threads) +
-                                 ", not a whole number; use floor() or ceil() to say which, or write a decimal number "
-                                 "(like 0.5) for a parameter that is not a size");
-    const double smallest = work.count(p.name) ? 1 : 0;
-    if (v < smallest || v > largest_size)
-      throw SpecError(where, "parameter '" + p.name + "' of " + owner + " is " + number_text(v) + thread_note(threads) +
-                                 (smallest > 0 ? "; it sizes the timed work ('flops' or 'bytes' read it), so it must be "
-                                                 "from 1 to 2^40"
-                                               : "; a whole-number parameter must be from 0 to 2^40 (write a decimal "
-                                                 "number, like -1.0, for one that is not a size or a count)"));
+      throw SpecError(where, value + ", not a whole number, and " + why +
+                                 "; use floor() or ceil() to say which, or give a whole number");
+    if (v < (size ? 1 : 0))
+      throw SpecError(where, value + (size ? "; " + why + ", so it must be from 1 to 2^40"
+                                           : "; a whole-number parameter must be from 0 to 2^40 (write a decimal "
+                                             "number, like -1.0, for one that is not a size or a count)"));
+    product *= std::max(v, 1.0);
+    factors += (factors.empty() ? "" : "*") + p.name;
+  }
+  constexpr double largest_product = 144115188075855872.0;  // 2^57: times 8 bytes, 2^60, still inside int64
+  if (product > largest_product)
+    throw SpecError(where, "the whole-number parameters of " + owner + " multiply to " + number_text(product) + " (" +
+                               factors + ")" + thread_note(threads) + ", more than 2^57: an array of that many 8-byte "
+                               "values has a byte count no 64-bit integer holds");
+  for (const auto& [benchmark, bytes] : rules.bytes) {
+    const std::vector<std::string> reads = bytes->names();
+    if (!std::all_of(reads.begin(), reads.end(), [&](const std::string& n) { return values.count(n) != 0; })) continue;
+    double need = 0;
+    try {
+      need = bytes->evaluate(values);
+    } catch (const ExprEvalError&) {
+      continue;  // a benchmark's own 'bytes' is checked with its own words below
+    }
+    if (need > rules.memory_bytes)
+      throw SpecError(where, owner + " needs at least " + gigabytes(need) + " of data (benchmark '" + benchmark +
+                                 "''s 'bytes' = " + bytes->text() + thread_note(threads) + "), more than the lab's memory "
+                                 "limit of " + std::to_string(rules.memory_mb) + " MB ([limits] memory_mb): no run "
+                                 "could hold it");
   }
   return values;
 }
@@ -67,19 +132,15 @@ double checked_value(const Expr& expr, const Variables& values, const SourcePosi
   }
 }
 
-void check_performance_item(const PerformanceItem& item, double threads) {
+void check_performance_item(const PerformanceItem& item, double threads, const ParamRules& rules) {
   const std::string owner = "benchmark '" + item.name + "'";
-  std::set<std::string> work;
-  for (const auto* expr : {&item.flops, &item.bytes})
-    if (*expr)
-      for (const std::string& name : (*expr)->names()) work.insert(name);
-  const Variables values = checked_params(item.params, threads, item.where, owner, work);
+  const Variables values = checked_params(item.params, threads, item.where, owner, rules);
   if (!item.baseline.params.empty()) {
     std::vector<Param> merged = item.params;
     for (const Param& p : item.baseline.params)
       for (Param& m : merged)
         if (m.name == p.name) m = p;
-    checked_params(merged, threads, item.where, owner + "'s baseline", work);
+    checked_params(merged, threads, item.where, owner + "'s baseline", rules);
   }
   for (auto [key, expr] : {std::pair{"flops", &item.flops}, std::pair{"bytes", &item.bytes}}) {
     if (!*expr) continue;
@@ -112,18 +173,21 @@ void check_performance_item(const PerformanceItem& item, double threads) {
 
 }  // namespace
 
-void check_spec_values(const LabSpec& spec) {
+void check_spec_values(const LabSpec& spec, const LabSources& sources) {
+  const ParamRules rules = param_rules(spec, sources);
   if (spec.correctness.empty() && spec.performance.empty())
     throw SpecError({spec.file.string(), 1, 1}, "the lab has no [[correctness]] or [[performance]] item: nothing to grade");
   for (double threads : thread_counts()) {
     for (const CorrectnessItem& item : spec.correctness)
       for (const CaseSpec& c : item.cases)
-        if (c.dataset.empty()) checked_params(c.params, threads, c.where, "case '" + c.name + "'");
-    for (const PerformanceItem& item : spec.performance) check_performance_item(item, threads);
+        if (c.dataset.empty()) checked_params(c.params, threads, c.where, "case '" + c.name + "'", rules);
+    for (const PerformanceItem& item : spec.performance) check_performance_item(item, threads, rules);
   }
 }
 
 void check_spec_datasets(const LabSpec& spec, const std::filesystem::path& root) {
+  const LabSources sources = LabSources::read(spec.dir, spec.build);
+  const ParamRules rules = param_rules(spec, sources);
   std::optional<Manifest> manifest;
   const std::filesystem::path folder = root / "datasets" / spec.name();
   for (const CorrectnessItem& item : spec.correctness) {
@@ -136,9 +200,15 @@ void check_spec_datasets(const LabSpec& spec, const std::filesystem::path& root)
           throw SpecError(c.where, "case '" + c.name + "' reads dataset '" + c.dataset + "', but the lab's datasets cannot be read: " + error.what());
         }
       }
-      if (manifest->find(c.dataset) == nullptr)
+      const DatasetEntry* entry = manifest->find(c.dataset);
+      if (entry == nullptr)
         throw SpecError(c.where, "case '" + c.name + "' reads dataset '" + c.dataset + "', which " +
                                      (folder / "manifest.toml").string() + " does not list");
+      // The manifest's parameters reach the harness as a generated case's do, so they obey the same rules.
+      std::vector<Param> params;
+      for (const DatasetParam& p : entry->params)
+        params.push_back({p.name, Expr::constant(p.value), p.value != std::floor(p.value)});
+      checked_params(params, 1, c.where, "case '" + c.name + "' (dataset '" + c.dataset + "')", rules);
     }
   }
 }

@@ -6,16 +6,21 @@
 
 #include <filesystem>
 
+#include "spec/lab_sources.h"
 #include "spec/lab_spec.h"
 
 namespace grader {
 
-// Case and benchmark parameters: finite; those written as integers or expressions (sizes, counts, switches) whole
-// numbers from 0 to 2^40, and from 1 for a benchmark's parameters that `flops` or `bytes` read (its work). `flops` and `bytes` finite and not negative; `cpu_threads` at least 1; tiers given by expressions
-// strictly ascending. A lab with no graded item. Throws SpecError at the case, benchmark or tier.
-void check_spec_values(const LabSpec& spec);
+// Case and benchmark parameters: finite and at most 2^40 in size; whole numbers from 0 where written as integers or
+// expressions or read by the harness with params.integer(), and from 1 for sizes (names a benchmark's `flops` or
+// `bytes` reads), in every case and benchmark; together they multiply to at most 2^57, and where they give a
+// benchmark's `bytes`, it fits [limits] memory_mb. `flops` and `bytes` finite and not negative; `cpu_threads` at
+// least 1; tiers given by expressions strictly ascending. A lab with no graded item. Throws SpecError at the case,
+// benchmark or tier.
+void check_spec_values(const LabSpec& spec, const LabSources& sources);
 
-// Every `dataset` a case names is an entry of <root>/datasets/<lab>/manifest.toml. Throws SpecError at the case.
+// Every `dataset` a case names is an entry of <root>/datasets/<lab>/manifest.toml, whose parameters obey the rules
+// of check_spec_values. Throws SpecError at the case.
 // Called where a lab is loaded to be used (cli/common.cpp's load_lab), not by load_lab_spec: `grader release`
 // validates a released lab.toml before it writes the lab's datasets beside it.
 void check_spec_datasets(const LabSpec& spec, const std::filesystem::path& root);

@@ -174,7 +174,8 @@ CaseSpec read_case(const SpecTable& table, const Tolerance& item_tolerance) {
   return spec;
 }
 
-CorrectnessItem read_correctness_item(const SpecTable& table, const Tolerance& lab_tolerance) {
+CorrectnessItem read_correctness_item(const SpecTable& table, const Tolerance& lab_tolerance,
+                                      const LabSources& sources) {
   CorrectnessItem item;
   item.where = table.where();
   item.name = table.required("name").as_nonempty_string();
@@ -183,6 +184,9 @@ CorrectnessItem read_correctness_item(const SpecTable& table, const Tolerance& l
   const SpecField variants = table.required("variants");
   item.variants = variants.as_unique_strings();
   if (item.variants.empty()) variants.fail("'variants' must list at least one implementation of the harness");
+  const std::vector<SpecField> variant_fields = variants.as_array();
+  for (std::size_t i = 0; i < item.variants.size(); ++i)
+    check_variant(variant_fields[i], item.variants[i], sources, VariantRunner::candidate);
 
   item.tolerance = read_optional_tolerance(table, lab_tolerance);
   const Tolerance& case_default = item.tolerance ? *item.tolerance : lab_tolerance;
@@ -201,14 +205,21 @@ CorrectnessItem read_correctness_item(const SpecTable& table, const Tolerance& l
 // ---- [[performance]] -----------------------------------------------------------------------------------
 
 BaselineSpec read_baseline(const SpecTable& table, const std::vector<ParamField>& item_params,
-                           const std::string& item_variant) {
+                           const std::string& item_variant, const LabSources& sources) {
   BaselineSpec baseline;
   if (auto process = table.optional("process")) {
     baseline.process = process->as_choice(known_spec_values("performance[].baseline.process")) == 0 ? BaselineSpec::Process::judge
                                                                        : BaselineSpec::Process::candidate;
   }
-  if (auto variant = table.optional("variant")) baseline.variant = variant->as_string();
-  if (auto cap = table.optional("cap")) baseline.cap = cap->as_nonempty_string();
+  const VariantRunner runs = baseline.process == BaselineSpec::Process::candidate ? VariantRunner::candidate : VariantRunner::judge;
+  if (auto variant = table.optional("variant")) {
+    baseline.variant = variant->as_string();
+    if (!baseline.variant.empty()) check_variant(*variant, baseline.variant, sources, runs);
+  }
+  if (auto cap = table.optional("cap")) {
+    baseline.cap = cap->as_nonempty_string();
+    check_variant(*cap, baseline.cap, sources, VariantRunner::judge);
+  }
 
   if (auto params = table.optional("params")) {
     const std::vector<std::string> item_names = names_of(item_params);
@@ -286,21 +297,35 @@ std::vector<std::string> read_requires(const SpecField& field, const std::vector
 }
 
 PerformanceItem read_performance_item(const SpecTable& table, const std::vector<CorrectnessItem>& correctness,
-                                      const Tolerance& lab_tolerance) {
+                                      const Tolerance& lab_tolerance, const LabSources& sources) {
   PerformanceItem item;
   item.where = table.where();
   item.name = table.required("name").as_nonempty_string();
   const SpecField variant = table.required("variant");
   item.variant = variant.as_nonempty_string();
+  check_variant(variant, item.variant, sources, VariantRunner::candidate);
 
   std::vector<ParamField> params;
   if (auto field = table.optional("params")) params = read_params(*field, "benchmark");
   item.params = params_of(params);
   const std::vector<std::string> param_names = names_of(params);
 
-  if (auto field = table.optional("baseline")) item.baseline = read_baseline(field->as_table(), params, item.variant);
-  if (auto field = table.optional("compare")) item.compare = field->as_unique_strings();
-  if (auto field = table.optional("bound")) item.bound = field->as_nonempty_string();
+  if (auto field = table.optional("baseline"))
+    item.baseline = read_baseline(field->as_table(), params, item.variant, sources);
+  if (auto field = table.optional("compare")) {
+    item.compare = field->as_unique_strings();
+    const std::vector<SpecField> elements = field->as_array();
+    for (std::size_t i = 0; i < item.compare.size(); ++i) {
+      const std::string& name = item.compare[i];
+      const bool own = name.rfind(candidate_compare_prefix, 0) == 0;
+      check_variant(elements[i], own ? name.substr(candidate_compare_prefix.size()) : name, sources,
+                    own ? VariantRunner::candidate : VariantRunner::judge);
+    }
+  }
+  if (auto field = table.optional("bound")) {
+    item.bound = field->as_nonempty_string();
+    check_variant(*field, item.bound, sources, VariantRunner::judge);
+  }
 
   for (auto [key, target] : {std::pair{"flops", &item.flops}, std::pair{"bytes", &item.bytes}}) {
     if (auto field = table.optional(key)) {
@@ -384,13 +409,14 @@ Tolerance read_tolerance(const SpecTable& table, const Tolerance& inherited) {
   return tolerance;
 }
 
-std::vector<CorrectnessItem> read_correctness_items(const SpecTable& root, const Tolerance& lab_tolerance) {
+std::vector<CorrectnessItem> read_correctness_items(const SpecTable& root, const Tolerance& lab_tolerance,
+                                                    const LabSources& sources) {
   std::vector<CorrectnessItem> items;
   const std::optional<SpecField> field = root.optional("correctness");
   if (!field) return items;
   UniqueNames names("[[correctness]] item");
   for (const SpecTable& table : field->as_array_of_tables()) {
-    items.push_back(read_correctness_item(table, lab_tolerance));
+    items.push_back(read_correctness_item(table, lab_tolerance, sources));
     names.add(table.required("name"), items.back().name);
   }
   return items;
@@ -398,13 +424,13 @@ std::vector<CorrectnessItem> read_correctness_items(const SpecTable& root, const
 
 std::vector<PerformanceItem> read_performance_items(const SpecTable& root,
                                                     const std::vector<CorrectnessItem>& correctness,
-                                                    const Tolerance& lab_tolerance) {
+                                                    const Tolerance& lab_tolerance, const LabSources& sources) {
   std::vector<PerformanceItem> items;
   const std::optional<SpecField> field = root.optional("performance");
   if (!field) return items;
   UniqueNames names("[[performance]] item");
   for (const SpecTable& table : field->as_array_of_tables()) {
-    items.push_back(read_performance_item(table, correctness, lab_tolerance));
+    items.push_back(read_performance_item(table, correctness, lab_tolerance, sources));
     names.add(table.required("name"), items.back().name);
   }
   return items;

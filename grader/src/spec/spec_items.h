@@ -5,6 +5,7 @@
 #include <string_view>
 #include <vector>
 
+#include "spec/lab_sources.h"
 #include "spec/lab_spec.h"
 #include "spec/spec_reader.h"
 
@@ -25,11 +26,22 @@ std::vector<Hint> read_hints(const SpecField& field, const PerformanceItem& item
 // [handout] names (spec/spec_handout.cpp): how the generated handout tables write parts of expressions.
 std::vector<HandoutName> read_handout_names(const SpecTable& root);
 
-std::vector<CorrectnessItem> read_correctness_items(const SpecTable& root, const Tolerance& lab_tolerance);
+// Who runs a variant: the student's build (a graded variant, a candidate baseline, "candidate:<v>" in compare) or
+// the judge's alone (a judge baseline, a cap, a bound, a compare).
+enum class VariantRunner { candidate, judge };
+
+// A variant the harness does not know, or a candidate variant the header declares nothing for, would end every
+// grading in the harness's own error, reported as the grader's internal error: refused at `field`, where lab.toml
+// names it (spec/spec_variants.cpp).
+void check_variant(const SpecField& field, const std::string& variant, const LabSources& sources, VariantRunner runs);
+
+// Both check every variant they name against the lab's sources (spec/lab_sources.h).
+std::vector<CorrectnessItem> read_correctness_items(const SpecTable& root, const Tolerance& lab_tolerance,
+                                                    const LabSources& sources);
 
 // Reads after the correctness items, which `requires` names and whose variants gate performance points.
 std::vector<PerformanceItem> read_performance_items(const SpecTable& root,
                                                     const std::vector<CorrectnessItem>& correctness,
-                                                    const Tolerance& lab_tolerance);
+                                                    const Tolerance& lab_tolerance, const LabSources& sources);
 
 }  // namespace grader

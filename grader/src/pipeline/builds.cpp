@@ -49,7 +49,7 @@ bool Grading::build_everything() {
   report_.build_log = candidate_build_.log;
   if (candidate_build_.verdict != Verdict::passed) {
     report_.verdict = candidate_build_.verdict;
-    report_.verdict_details = "the submission does not compile; the compiler's words are in the build log";
+    report_.verdict_details = "the submission does not compile; the compiler's messages follow";
     return false;
   }
 

@@ -86,7 +86,7 @@ TEST_CASE("reviewed marks: added, replaced, read back in either order, formula-l
     std::ofstream broken(file, std::ios::app);
     broken << "dave,\r\n";
   }
-  CHECK_THROWS_WITH_AS(read_reviewed(file), doctest::Contains("line 5 does not name two students"), std::runtime_error);
+  CHECK_THROWS_WITH_AS(read_reviewed(file), doctest::Contains("line 4 does not name two students"), std::runtime_error);
   {
     std::ofstream wrong(file, std::ios::trunc);
     wrong << "a,b\r\nalice,bob\r\n";

@@ -25,13 +25,13 @@ std::string read_whole(const fs::path& path) {
 
 // One roster entry's student files, read through the batch's intake and the pipeline's staging checks (no links,
 // nothing over the lab's size limit). A file that is absent is named in `problem`; the others are still compared.
+// `staged` is one folder for the whole class: each student's files overwrite the last one's, and only the files
+// staged now are read (a class of 300 creates a handful of files, not thousands, in a busy /tmp).
 SubmissionText read_submission(const LabSpec& spec, const Submission& entry, bool past, const fs::path& scratch,
-                               std::size_t index, const UnpackLimits& limits) {
+                               const fs::path& staged, const UnpackLimits& limits) {
   SubmissionText submission{entry.id, past, {}, {}};
-  const fs::path work = scratch / ("unpacked-" + std::to_string(index));
-  const fs::path staged = scratch / ("staged-" + std::to_string(index));
-  fs::create_directories(work);
-  fs::create_directories(staged);
+  const fs::path work = scratch / "unpacked";  // an archive's own empty folder; a folder is read where it is
+  if (!entry.is_folder) fs::create_directories(work);
   const Intake intake = take_in(entry, spec.build.student_files, work, limits);
   if (intake.folder.empty()) {
     submission.problem = intake.refusal;
@@ -41,16 +41,17 @@ SubmissionText read_submission(const LabSpec& spec, const Submission& entry, boo
     for (const auto& source : stage.sources) submission.files.push_back({source.filename().string(), read_whole(source), {}, {}, {}});
   }
   std::error_code ec;
-  fs::remove_all(work, ec);
-  fs::remove_all(staged, ec);
+  if (!entry.is_folder) fs::remove_all(work, ec);
   return submission;
 }
 
 std::vector<SubmissionText> read_folder(const LabSpec& spec, const fs::path& folder, bool past, const fs::path& skip,
-                                        const fs::path& scratch, std::size_t& index, const UnpackLimits& limits) {
+                                        const fs::path& scratch, const UnpackLimits& limits) {
   std::vector<SubmissionText> read;
   const auto skip_folder = skip.empty() ? std::optional<fs::path>() : std::optional<fs::path>(skip);
-  for (const auto& entry : read_roster(folder, skip_folder)) read.push_back(read_submission(spec, entry, past, scratch, index++, limits));
+  const fs::path staged = scratch / "staged";
+  fs::create_directories(staged);
+  for (const auto& entry : read_roster(folder, skip_folder)) read.push_back(read_submission(spec, entry, past, scratch, staged, limits));
   return read;
 }
 
@@ -59,10 +60,9 @@ std::vector<SubmissionText> read_folder(const LabSpec& spec, const fs::path& fol
 Corpus read_corpus(const LabSpec& spec, const fs::path& submissions, const fs::path& past, const fs::path& starter,
                    const fs::path& skip, const fs::path& scratch, const UnpackLimits& limits) {
   Corpus corpus;
-  std::size_t index = 0;
-  corpus.submissions = read_folder(spec, submissions, false, skip, scratch, index, limits);
+  corpus.submissions = read_folder(spec, submissions, false, skip, scratch, limits);
   if (!past.empty()) {
-    auto earlier = read_folder(spec, past, true, skip, scratch, index, limits);
+    auto earlier = read_folder(spec, past, true, skip, scratch, limits);
     for (auto& submission : earlier) corpus.submissions.push_back(std::move(submission));
   }
   // The starter code: what the skeleton gives in each student file, and every header the lab hands out.

@@ -109,8 +109,30 @@ class Checks:
         self.failures += 0 if ok else 1
 
 
+def check_cuda_tokens(args, checks):
+    """The engine's own token stream of a CUDA kernel and its launch: nothing dropped, nothing it cannot read."""
+    source = os.path.join(args.work, "kernel.cu")
+    with open(source, "w") as out:
+        out.write("__global__ void k(const float* a, float* y, int n) {\n  __shared__ float tile[256];\n"
+                  "  tile[threadIdx.x] = a[blockIdx.x * blockDim.x + threadIdx.x];\n  __syncthreads();\n"
+                  "  y[0] = tile[0];\n}\nvoid launch(const float* a, float* y, int n) {\n"
+                  "  k<<<(n + 255) / 256, 256, 0, stream>>>(a, y, n);\n}\n")
+    stream = subprocess.run(["sim_c++", "--", source], stdout=subprocess.PIPE, text=True).stdout
+    tokens = [tuple(w.strip() for w in line.split(" -> ")) for line in stream.splitlines()
+              if line.startswith(" ") and " -> " in line]
+    words = [word for word, _ in tokens]
+    checks.check(("__global__", "IDF") in tokens and ("__shared__", "IDF") in tokens,
+                 "CUDA's qualifiers are tokens (identifiers to the engine)")
+    launch = words.index("k", words.index("launch")) if "launch" in words else -1
+    checks.check(launch >= 0 and words[launch + 1:launch + 4] == ["<", "<", "<"] and ">" in words[launch + 4:],
+                 "a kernel launch's <<< >>> is kept as tokens: %s" % words[launch:launch + 6])
+    checks.check(len(tokens) > 60, "the whole kernel is tokenised (%d tokens)" % len(tokens))
+
+
 def check_class(args, checks):
     c = make_class(args.root, args.lab, os.path.join(args.work, "submissions"))
+    if c.student_file.endswith(".cu"):
+        check_cuda_tokens(args, checks)
     out = os.path.join(args.work, "out")
     shutil.rmtree(out, ignore_errors=True)
     run(args.grader, args.root, "similarity", args.lab, c.folder, "--out", out)

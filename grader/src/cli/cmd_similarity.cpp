@@ -11,6 +11,7 @@
 #include "cli/common.h"
 #include "cli/values.h"
 #include "similarity/engine.h"
+#include "similarity/report.h"
 #include "similarity/reviewed.h"
 #include "similarity/similarity.h"
 
@@ -53,8 +54,8 @@ void report(const SimilarityOutcome& outcome, const SimilarityOptions& options) 
             << (outcome.past ? " and " + std::to_string(outcome.past) + " past one(s)" : std::string()) << ": "
             << outcome.flagged << " pair(s) at or above " << static_cast<int>(options.threshold * 100 + 0.5) << "%, "
             << outcome.pairs << " with anything in common\n"
-            << "wrote " << outcome.index.string() << ", " << (options.out / "similarity.csv").string() << " and a page per pair in "
-            << (options.out / "similarity").string() << "/\n";
+            << "wrote " << outcome.index.string() << ", " << (options.out / similarity_csv_name).string()
+            << " and a page per pair in " << (options.out / similarity_pages_folder).string() << "/\n";
   if (!outcome.not_read.empty()) {
     std::cout << outcome.not_read.size() << " submission(s) not read whole:\n";
     for (const auto& line : outcome.not_read) std::cout << "  " << line << "\n";

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <fstream>
 #include <map>
+#include <numeric>
 #include <tuple>
 
 #include "similarity/engine.h"
@@ -61,12 +62,13 @@ void cover(std::vector<bool>& lines, std::size_t count, int first, int last) {
     lines[static_cast<std::size_t>(line - 1)] = true;
 }
 
-int covered_tokens(const std::map<std::size_t, std::vector<bool>>& covered, const SubmissionText& submission) {
-  int tokens = 0;
+// Per file of `submission`, its own tokens on covered lines.
+std::vector<int> covered_tokens(const std::map<std::size_t, std::vector<bool>>& covered, const SubmissionText& submission) {
+  std::vector<int> tokens(submission.files.size(), 0);
   for (const auto& [file, lines] : covered) {
     const auto& counts = submission.files[file].tokens;
     for (std::size_t line = 0; line < lines.size() && line < counts.size(); ++line)
-      if (lines[line]) tokens += counts[line];
+      if (lines[line]) tokens[file] += counts[line];
   }
   return tokens;
 }
@@ -166,8 +168,10 @@ std::vector<PairScore> compare_corpus(Corpus& corpus, const fs::path& work, int 
     const auto& b = corpus.submissions[key.second];
     for (const auto& file : a.files) score.own_a += file.own_tokens();
     for (const auto& file : b.files) score.own_b += file.own_tokens();
-    score.matched_a = covered_tokens(lines.a, a);
-    score.matched_b = covered_tokens(lines.b, b);
+    score.file_matched_a = covered_tokens(lines.a, a);
+    score.file_matched_b = covered_tokens(lines.b, b);
+    score.matched_a = std::accumulate(score.file_matched_a.begin(), score.file_matched_a.end(), 0);
+    score.matched_b = std::accumulate(score.file_matched_b.begin(), score.file_matched_b.end(), 0);
     if (score.matched_a + score.matched_b == 0) continue;  // every run lay in starter lines
     std::sort(lines.regions.begin(), lines.regions.end(), [](const MatchedRegion& x, const MatchedRegion& y) {
       return std::tie(x.file_a, x.a_first, x.b_first) < std::tie(y.file_a, y.a_first, y.b_first);

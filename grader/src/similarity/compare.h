@@ -26,6 +26,7 @@ struct PairScore {
   std::size_t a = 0, b = 0;  // indexes into Corpus::submissions, a < b
   int matched_a = 0, matched_b = 0;  // own tokens of each side on matched lines
   int own_a = 0, own_b = 0;          // own tokens of each side (starter lines left out)
+  std::vector<int> file_matched_a, file_matched_b;  // matched own tokens per file of each side
   std::vector<MatchedRegion> regions;  // in the order of the first submission's files and lines
 
   double share_a() const { return own_a > 0 ? static_cast<double>(matched_a) / own_a : 0.0; }

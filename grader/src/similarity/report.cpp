@@ -100,7 +100,11 @@ std::string side_html(const SubmissionText& submission, const PairScore& pair, b
       if ((first ? region.file_a : region.file_b) != f) continue;
       regions[r] = first ? std::pair{region.a_first, region.a_last} : std::pair{region.b_first, region.b_last};
     }
-    out += "<h3>" + escape(submission.files[f].name) + "</h3>\n" + file_listing(submission.files[f], regions, side, other);
+    const auto& matched = first ? pair.file_matched_a : pair.file_matched_b;
+    const int own = submission.files[f].own_tokens(), file_matched = f < matched.size() ? matched[f] : 0;
+    out += "<h3 data-file=\"" + escape(submission.files[f].name) + "\">" + escape(submission.files[f].name) +
+           " <span class=\"meta\">" + (own > 0 ? percent(static_cast<double>(file_matched) / own) : std::string("0%")) +
+           " of its own " + std::to_string(own) + " tokens match</span></h3>\n" + file_listing(submission.files[f], regions, side, other);
   }
   return out + "</section>\n";
 }

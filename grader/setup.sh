@@ -37,6 +37,7 @@ if [ "$profile" = staff ]; then
     libopenblas-dev                         # the professional CPU figures in benchmarks
     slurmctld slurmd slurm-client           # grader batch --slurm, and its end-to-end test on localhost
     chromium-headless-shell                 # the browser tests of the HTML reports (ctest -L browser)
+    similarity-tester                       # sim_c++, the engine of `grader similarity` (docs/design.md says why)
   )
 fi
 

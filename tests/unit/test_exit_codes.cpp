@@ -52,7 +52,8 @@ TEST_CASE("the exit code table names each command's code once") {
 }
 
 TEST_CASE("each command's --help lists its own exit codes, not a grading's") {
-  for (const char* command : {"grade", "selftest", "batch", "new-lab", "release", "calibrate", "datasets", "list", "export", "handout"}) {
+  for (const char* command : {"grade", "selftest", "batch", "new-lab", "release", "calibrate", "datasets", "list", "export", "handout",
+                              "similarity"}) {
     INFO("grader " << command << " --help");
     const std::string help = grader_output(std::string(command) + " --help");
     REQUIRE(help.find("Exit codes:") != std::string::npos);

@@ -146,7 +146,8 @@ std::string student_table(const std::vector<json>& reports) {
 
 }  // namespace
 
-std::string class_dashboard_html(const LabSpec& spec, const std::vector<json>& reports, const json& reference) {
+std::string class_dashboard_html(const LabSpec& spec, const std::vector<json>& reports, const json& reference,
+                                 bool links_similarity) {
   std::vector<double> shares;
   for (const auto& r : reports) shares.push_back(share(r));
   std::sort(shares.begin(), shares.end());
@@ -162,6 +163,10 @@ std::string class_dashboard_html(const LabSpec& spec, const std::vector<json>& r
   body += "<h2>Points per item</h2>\n" + item_spread(spec, reports);
   body += "<h2>The class on this machine's roofline</h2>\n" + class_roofline(spec, reports, reference);
   body += "<h2>Most common failures</h2>\n" + common_failures(reports);
+  if (links_similarity)
+    body += "<h2>Similar submissions</h2>\n<p id=\"similarity\"><a href=\"similarity.html\">The similarity report</a>: pairs "
+            "of submissions with much code in common, the starter code left out (docs/ta-guide.md, \"Similar "
+            "submissions\").</p>\n";
   body += "<h2>Students</h2>\n" + student_table(reports);
   return html::page(spec.name() + " class dashboard", body);
 }

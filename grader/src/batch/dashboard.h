@@ -13,8 +13,9 @@
 namespace grader {
 
 // `reports`: the stored per-student JSON ("grader-report/1" with its "batch" object); `reference`: the selftest's
-// record for this lab and machine (report/reference_points.h), or null.
+// record for this lab and machine (report/reference_points.h), or null. `links_similarity`: the folder holds
+// similarity.html (similarity/report.h), which the page then links.
 std::string class_dashboard_html(const LabSpec& spec, const std::vector<nlohmann::json>& reports,
-                                 const nlohmann::json& reference);
+                                 const nlohmann::json& reference, bool links_similarity = false);
 
 }  // namespace grader

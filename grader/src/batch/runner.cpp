@@ -218,7 +218,8 @@ ClassOutputs write_class_outputs(const LabSpec& spec, const ResultStore& store, 
   for (const auto& report : reports)
     write_file_atomically(store.folder() / (report["batch"].value("file", file_stem(report["batch"].value("student", ""))) + ".html"),
                           render_html_report(report, reference));
-  write_file_atomically(store.folder() / "report.html", class_dashboard_html(spec, reports, reference));
+  const bool similarity = std::filesystem::exists(store.folder() / "similarity.html");  // similarity/report.h
+  write_file_atomically(store.folder() / "report.html", class_dashboard_html(spec, reports, reference, similarity));
   return outputs;
 }
 

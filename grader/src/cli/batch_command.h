@@ -38,6 +38,7 @@ struct BatchCommand {
   bool gradescope = false;
   bool no_bundles = false;
   bool no_summary = false;
+  bool similarity = false;  // --similarity: the similarity report into --out too (similarity/similarity.h)
   std::uint64_t max_archive_mb = 64;
   std::size_t max_archive_files = 2000;
   std::string max_archive_mb_text = "64", max_archive_files_text = "2000";
@@ -70,5 +71,8 @@ void collect_gradebook(const LabSpec& spec, const ResultStore& store, const std:
 // chunk of `students`, and with --wait collects once the job is over. `store` is null only for a dry run.
 void submit_to_slurm(const BatchCommand& command, const Environment& env, const LabSpec& spec, const ResultStore* store,
                      const BatchSettings& settings, const std::vector<Submission>& students);
+
+// --similarity: `grader similarity` with its defaults, into the batch's --out (cmd_similarity.cpp).
+void write_batch_similarity(const Environment& env, const LabSpec& spec, const BatchCommand& command);
 
 }  // namespace grader

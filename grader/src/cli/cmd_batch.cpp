@@ -291,6 +291,13 @@ void run_batch_command(BatchCommand command) {
     std::cout << describe_gpu(retired.gpu) << " was taken out of rotation: " << retired.why << "\n";
 
   ExitCode code = counts.internal_errors > 0 ? ExitCode::internal : ExitCode::all_passed;
+  // Before the class outputs, so the dashboard they write links the similarity report.
+  if (command.similarity) try {
+      write_batch_similarity(env, spec, command);
+    } catch (const CommandFailure& failure) {
+      std::cerr << "grader: the similarity report was not written: " << failure.what() << "\n";
+      if (code == ExitCode::all_passed) code = failure.code();
+    }
   if (!command.no_summary) {
     const ClassOutputs outputs = write_class_outputs(spec, *store, roster, load_reference_points(env, spec.name()));
     if (report_outputs(*store, outputs) != ExitCode::all_passed && command.only.empty() && command.regrade.empty())
@@ -321,6 +328,8 @@ void setup_batch(CLI::App& app) {
   batch->add_flag("--gradescope", command->gradescope, "also write gradescope/<id>.results.json, now and on every later run");
   batch->add_flag("--no-bundles", command->no_bundles, "do not write <id>.bundle, each student's replay bundle");
   batch->add_flag("--no-summary", command->no_summary, "do not write grades.csv and summary.md at the end");
+  batch->add_flag("--similarity", command->similarity, "also write similarity.html: similar submissions, starter code left "
+                  "out (grader similarity has the options)");
   batch->add_option("--canvas", command->canvas, "also write canvas.csv for Canvas's gradebook, from this roster (Canvas's export)");
   batch->add_option("--canvas-map", command->canvas_map, "with --canvas: a CSV `submission,student` naming each submission's student");
   batch->add_option("--canvas-groups", command->canvas_groups, "with --canvas: a group assignment; Canvas's export of the group set (each member gets the group's score)");

@@ -55,5 +55,6 @@ void setup_release(CLI::App& app);
 void setup_export(CLI::App& app);
 void setup_replay(CLI::App& app);
 void setup_handout(CLI::App& app);
+void setup_similarity(CLI::App& app);
 
 }  // namespace grader

@@ -98,6 +98,12 @@ inline constexpr std::array exit_code_table = {
     ExitCodeInfo{"list", ExitCode::all_passed, "the labs are listed"},
     ExitCodeInfo{"list", ExitCode::usage, "bad usage, or an invalid lab.toml"},
 
+    ExitCodeInfo{"similarity", ExitCode::all_passed, "the similarity report is written (whatever it found)"},
+    ExitCodeInfo{"similarity", ExitCode::usage, "bad usage: unknown lab, a folder that is not one, a threshold outside 1-100, "
+                                                "--mark-reviewed naming an unknown student, a malformed similarity-reviewed.csv"},
+    ExitCodeInfo{"similarity", ExitCode::environment, "the engine sim_c++ is not installed (bash grader/setup.sh installs it)"},
+    ExitCodeInfo{"similarity", ExitCode::internal, "the engine failed (its words follow)"},
+
     ExitCodeInfo{"replay", ExitCode::all_passed, "graded again: correctness identical, every timing within its noise"},
     ExitCodeInfo{"replay", ExitCode::usage, "bad usage: no replay bundle there, an unknown lab, or an invalid lab.toml"},
     ExitCodeInfo{"replay", ExitCode::environment, "environment missing: no C++ compiler, or no nvcc for a CUDA lab"},

@@ -7,6 +7,7 @@
 //   grader datasets generate|verify  public test data
 //   grader export gradescope LAB     an autograder for a course platform
 //   grader replay BUNDLE             grade a replay bundle again and say what differs
+//   grader similarity LAB SUBS --out DIR  similar submissions across a class, starter code left out
 #include <CLI/CLI.hpp>
 #include <iostream>
 
@@ -55,6 +56,7 @@ int main(int argc, char** argv) {
   grader::setup_export(app);
   grader::setup_replay(app);
   grader::setup_handout(app);
+  grader::setup_similarity(app);
   const auto every = [](const CLI::App*) { return true; };
   for (auto* command : app.get_subcommands(every)) {
     command->footer(grader::exit_code_help(command->get_name()));

@@ -12,9 +12,8 @@ namespace grader {
 namespace {
 
 using html::escape;
-using html::fixed;
 
-std::string percent(double share) { return fixed(100 * share, 0) + "%"; }
+std::string percent(double share) { return html::fixed(100 * share, 0) + "%"; }
 
 std::string shown_id(const SubmissionText& submission) { return (submission.past ? "past: " : "") + submission.id; }
 
@@ -167,7 +166,7 @@ std::string similarity_index_html(const SimilarityView& view) {
     const auto& a = view.corpus.submissions[pair.a];
     const auto& b = view.corpus.submissions[pair.b];
     const std::string* note = review_note(view, pair);
-    rows += "<tr data-a=\"" + escape(a.id) + "\" data-b=\"" + escape(b.id) + "\" data-score=\"" + fixed(pair.score(), 4) +
+    rows += "<tr data-a=\"" + escape(a.id) + "\" data-b=\"" + escape(b.id) + "\" data-score=\"" + html::fixed(pair.score(), 4) +
             "\"" + (note ? " class=\"reviewed\"" : "") + "><td>" + std::to_string(shown) + "</td><td><a href=\"" +
             similarity_pages_folder + "/" + pair_page_name(a.id, b.id) + "\">" + escape(shown_id(a)) + " &amp; " +
             escape(shown_id(b)) + "</a></td><td><b>" + percent(pair.score()) + "</b></td><td>" + percent(pair.share_a()) +
@@ -212,8 +211,8 @@ std::string similarity_csv(const SimilarityView& view) {
     const auto& a = view.corpus.submissions[pair.a];
     const auto& b = view.corpus.submissions[pair.b];
     const std::string* note = review_note(view, pair);
-    csv += csv_text_field(a.id) + "," + csv_text_field(b.id) + "," + fixed(100 * pair.score(), 1) + "," +
-           fixed(100 * pair.share_a(), 1) + "," + fixed(100 * pair.share_b(), 1) + "," + std::to_string(pair.matched_a) + "," +
+    csv += csv_text_field(a.id) + "," + csv_text_field(b.id) + "," + html::fixed(100 * pair.score(), 1) + "," +
+           html::fixed(100 * pair.share_a(), 1) + "," + html::fixed(100 * pair.share_b(), 1) + "," + std::to_string(pair.matched_a) + "," +
            std::to_string(pair.own_a) + "," + std::to_string(pair.matched_b) + "," + std::to_string(pair.own_b) + "," +
            (b.past ? "yes" : "no") + "," + (flagged(view, pair) ? "yes" : "no") + "," + (note ? "yes" : "no") + "," +
            csv_text_field(note ? *note : "") + "," +

@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <cmath>
 #include <filesystem>
+#include <iostream>
 #include <mutex>
 #include <stdexcept>
 #include <system_error>
@@ -55,6 +56,9 @@ const char* describe(StartStep step) {
   }
   return "starting it";
 }
+
+// Who a root grader's workers run as when no user id of their own can be leased (run/worker_uid.h).
+constexpr UnprivilegedUser kSharedWorkerUser{65534, 65534, "nobody"};
 
 struct StartFailure {
   StartStep step;
@@ -249,8 +253,15 @@ StartedChild start_child(const LaunchOptions& options) {
   plan.workdir = options.workdir.string();
   StartedChild child;
   if (drops_privileges()) {
-    child.user = WorkerUid::lease();
-    plan.user = child.user->user();
+    try {
+      child.user = WorkerUid::lease();
+      plan.user = child.user->user();
+    } catch (const std::runtime_error& error) {
+      // Better a grading whose process limit is shared, as before leases, than none at all; said once.
+      static std::once_flag warned;
+      std::call_once(warned, [&] { std::cerr << "grader: warning: " << error.what() << "; workers run as nobody\n"; });
+      plan.user = kSharedWorkerUser;
+    }
   }
   if (options.limits.memory_bytes > 0) child.memory = MemoryCgroup::create(options.limits.memory_bytes);
   if (child.memory) plan.cgroup_procs_fd = child.memory->procs_fd();

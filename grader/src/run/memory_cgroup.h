@@ -9,6 +9,7 @@
 // per worker below it); else cgroup v1's memory hierarchy (one leaf per worker below the grader's own cgroup, so
 // whatever limits the grader also limits its workers). Where neither can be written (no root, a container without
 // a writable /sys/fs/cgroup), there is none, and available() says why: the per-process limits still hold.
+// GRADER_MEMORY_CGROUP=off turns it off (for debugging the grader, never for grading).
 //
 //   std::optional<MemoryCgroup> cgroup = MemoryCgroup::create(4ull << 30);
 //   ... the forked child writes "0" to cgroup->procs_fd() before it drops privileges ...

@@ -94,12 +94,15 @@ EXPECTED = {
     "forges_stdout": one_item("unrolled", "wrong_answer", r"NaN|never written"),
     "reads_reference": one_item("unrolled", "wrong_answer", r"expected \S+, got 0"),
     "fills_disk": one_item("unrolled", "output_limit", r"file-size limit"),
+    # Many files, each under the file-size limit: the write budget over every place it can write (issue 32).
+    "floods_workdir": one_item("unrolled", "output_limit", r"MiB of files"),
+    "floods_tmp": one_item("unrolled", "output_limit", r"MiB of files"),
     # One function's heap corruption, found only by the next allocation: the other functions' items still pass.
     "corrupts_heap": dict(one_item("unrolled", "", ""), items={}, score=sum(LAB1_POINTS.values()), code=ALL_PASSED),
 }
 
 # Submissions whose defence is the sandbox: without one on this machine the check is skipped, and says so.
-NEEDS_SANDBOX = {"reads_reference"}
+NEEDS_SANDBOX = {"reads_reference", "floods_tmp"}
 
 # Extra wall-clock bounds: an endless loop must cost one case's timeout, not the test's.
 MAX_SECONDS = {"loops_forever": 15}  # one hang, not one per case
@@ -1309,6 +1312,9 @@ CHECKS.update(e2e_calibration.checks(sys.modules[__name__]))
 # Attacks on fresh inputs past the moved values (a diff against the last inputs): their own file (e2e_fresh.py).
 import e2e_fresh  # noqa: E402
 CHECKS.update(e2e_fresh.checks(sys.modules[__name__]))
+# Gradings started together (issues 32 and 38): their own file (e2e_concurrent.py).
+import e2e_concurrent  # noqa: E402
+CHECKS.update(e2e_concurrent.checks(sys.modules[__name__]))
 # A grader given some of the machine's CPUs counts those: their own file (e2e_cpus.py).
 import e2e_cpus  # noqa: E402
 CHECKS.update(e2e_cpus.checks(sys.modules[__name__]))

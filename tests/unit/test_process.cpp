@@ -1,6 +1,7 @@
 // test_process.cpp: the process runner (grader/src/run/process.h) against real children: shell one-liners,
 // and a small C++ helper compiled at test time for what a shell cannot do (a real segfault, large allocations).
-// When run as root, children run as nobody, so the work directories and the helper must be reachable by it.
+// When run as root, each child runs as a user id of its own (run/worker_uid.h), so the work directories and the
+// helper must be reachable by any user.
 #include <doctest/doctest.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -16,7 +17,9 @@
 #include <system_error>
 #include <thread>
 
+#include "run/memory_cgroup.h"
 #include "run/process.h"
+#include "run/worker_uid.h"
 
 namespace fs = std::filesystem;
 using grader::ChildProcess;
@@ -229,14 +232,17 @@ TEST_CASE("memory: the address-space limit fails the allocation") {
   CHECK(ending.max_rss_bytes < 256 * kMiB);
 }
 
-TEST_CASE("memory: without an address-space limit, the resident-memory poll kills the child") {
+// The kernel's OOM killer in the child's memory cgroup, where there is one (the read sees the pipe close), else the
+// resident-memory poll (the read sees the kill).
+TEST_CASE("memory: without an address-space limit, the child is still ended at its memory limit") {
   TempDir workdir;
   LaunchOptions options = command({helper_program(), "alloc", "2048"}, workdir.path());
   options.limits.memory_bytes = 256 * kMiB;
   options.limits.limit_address_space = false;  // as for CUDA processes
   ChildProcess child = ChildProcess::launch(options);
   std::string line;
-  CHECK(child.read_line(line, 8s) == ReadStatus::killed);
+  const ReadStatus status = child.read_line(line, 8s);
+  CHECK((status == ReadStatus::killed || (status == ReadStatus::closed && grader::MemoryCgroup::available())));
   CHECK(child.finish().kind == Ending::Kind::memory_limit);
 }
 
@@ -249,12 +255,20 @@ TEST_CASE("the child sees only the environment it was given") {
   CHECK(child.stdout_text() == "GREETING=hello world\nPATH=/usr/bin:/bin\n");
 }
 
-TEST_CASE("the child starts in its workdir with fds 0-4 only, as nobody when the grader is root") {
+TEST_CASE("the child starts in its workdir with fds 0-4 only, as a leased worker user when the grader is root") {
   TempDir workdir;
   ChildProcess child = ChildProcess::launch(shell("pwd; id -u; read nothing; echo \"[$nothing]\"", workdir.path()));
   CHECK(child.finish().kind == Ending::Kind::exited);
-  const std::string expected_uid = geteuid() == 0 ? "65534" : std::to_string(geteuid());
-  CHECK(child.stdout_text() == workdir.path().string() + "\n" + expected_uid + "\n[]\n");  // stdin: /dev/null
+  const std::string prefix = workdir.path().string() + "\n";
+  REQUIRE(child.stdout_text().rfind(prefix, 0) == 0);
+  const unsigned long uid = std::stoul(child.stdout_text().substr(prefix.size()));
+  if (geteuid() == 0) {
+    CHECK(uid >= grader::kFirstWorkerUid);
+    CHECK(uid < grader::kFirstWorkerUid + grader::kWorkerUidCount);
+  } else {
+    CHECK(uid == geteuid());
+  }
+  CHECK(child.stdout_text().substr(child.stdout_text().find('\n', prefix.size())) == "\n[]\n");  // stdin: /dev/null
 
   // The open fds are listed by ls of its own: a shell listing itself (`ls /proc/$$/fd | tr ...`) also shows
   // the pipes and saved fds it holds while it starts the commands, when a loaded machine lets ls run early
@@ -367,6 +381,64 @@ TEST_CASE("a fork bomb stops at the process limit and the grader is unharmed") {
   ChildProcess after = ChildProcess::launch(shell("echo fine >&4", workdir.path()));
   REQUIRE(after.read_line(line, 5s) == ReadStatus::ok);
   CHECK(line == "fine");
+}
+
+// Issue 38: one user for every worker made each process limit count every other grading's processes too.
+TEST_CASE("each child's process limit counts its own tasks: a neighbour at its limit takes none of them") {
+  if (geteuid() != 0) {
+    MESSAGE("skipped: only a root grader gives each worker a user of its own; this one shares its user's count");
+    return;
+  }
+  TempDir workdir;
+  // Started first, with room for itself, its subshell and three sleeps: under one shared user, its limit was the
+  // user's tasks at its launch plus 8, which the neighbour's 30 sleeps below then used up.
+  LaunchOptions patient_options = shell(R"(read go <&3; (sleep 0.2 & sleep 0.2 & sleep 0.2 & wait) && echo "forked" >&4)",
+                                        workdir.path());
+  patient_options.limits.processes = 8;
+  ChildProcess patient = ChildProcess::launch(patient_options);
+  LaunchOptions neighbour_options = shell(R"(i=0; while [ $i -lt 30 ]; do sleep 30 & i=$((i+1)); done; echo "full" >&4; wait)",
+                                          workdir.path());
+  neighbour_options.limits.processes = 32;
+  ChildProcess neighbour = ChildProcess::launch(neighbour_options);
+  std::string line;
+  REQUIRE(neighbour.read_line(line, 10s) == ReadStatus::ok);
+  CHECK(line == "full");
+  REQUIRE(patient.send("go\n"));
+  REQUIRE_MESSAGE(patient.read_line(line, 10s) == ReadStatus::ok, "stderr: " << patient.stderr_text());
+  CHECK(line == "forked");
+  CHECK(patient.finish().kind == Ending::Kind::exited);
+}
+
+TEST_CASE("files written past the write budget end the child with their own verdict") {
+  TempDir workdir;
+  // Each file is under the file-size limit; together they are past the budget.
+  LaunchOptions options = shell("for f in a b c d; do head -c 20971520 /dev/zero > $f; done; echo wrote >&4; sleep 10",
+                                workdir.path());
+  options.limits.written_bytes = 48 * kMiB;
+  ChildProcess child = ChildProcess::launch(options);
+  std::string line;
+  const ReadStatus status = child.read_line(line, 10s);
+  const Ending& ending = child.finish();
+  CHECK_MESSAGE(ending.kind == Ending::Kind::written_limit, "read " << static_cast<int>(status) << " [" << line << "]");
+}
+
+TEST_CASE("memory is limited over all the child's processes where a memory cgroup can be made") {
+  std::string why;
+  if (!grader::MemoryCgroup::available(&why)) {
+    MESSAGE("skipped: " << why);
+    return;
+  }
+  TempDir workdir;
+  // Four processes of 96 MiB: each under the address-space limit of 256 MiB, 384 MiB together.
+  const std::string alloc = helper_program() + " alloc 96";
+  LaunchOptions options = shell(alloc + " & " + alloc + " & " + alloc + " & " + alloc + " & wait", workdir.path());
+  options.limits.memory_bytes = 256 * kMiB;
+  ChildProcess child = ChildProcess::launch(options);
+  std::string line;
+  int allocated = 0;
+  while (child.read_line(line, 5s) == ReadStatus::ok) ++allocated;
+  CHECK(allocated < 4);
+  CHECK(child.finish().kind == Ending::Kind::memory_limit);
 }
 
 TEST_CASE("sending to a child that closed its command pipe fails without hurting the grader") {

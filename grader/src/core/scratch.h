@@ -1,8 +1,13 @@
 // scratch.h: where a grader process keeps its work folders (the pipeline's grader-<lab>-XXXXXX, a batch's unpacked
-// archives): $TMPDIR/grader-<uid>/<pid>/, both mode 0711. Others cannot list them, so student sources are not
-// laid open in /tmp; a root grader's workers, which run as nobody, can still pass through to the work folder they
-// are given. The folder of this process is removed when it ends; those of dead processes (a grader killed by
-// Ctrl-C or SIGKILL) are removed by the next grader that starts.
+// archives): $TMPDIR/grader-<uid>/<pid>-<random>/, both mode 0711. Others cannot list them, so student sources are
+// not laid open in /tmp; a root grader's workers, which run as other users, can still pass through to the work
+// folder they are given. The folder of this process is removed when it ends; those of dead processes (a grader
+// killed by Ctrl-C or SIGKILL) are removed by the next grader that starts.
+//
+// A folder is live while its process holds a lock (flock) on the folder itself. It is made under a name the reaper
+// leaves alone (".new-XXXXXX"), locked, and only then renamed to the name the reaper judges: so whatever the
+// interleaving of graders starting together, a reaper never finds a live folder unlocked. No pid is trusted (/tmp
+// may be shared with another pid namespace, where the same number is another process or none).
 //
 // The process's TMPDIR is pointed at its folder, so everything that asks for a temporary folder
 // (std::filesystem::temp_directory_path, the compilers) lands there.

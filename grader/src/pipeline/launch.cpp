@@ -34,7 +34,7 @@ LaunchOptions worker_launch_options(const LabSpec& spec, const std::filesystem::
   launch.limits.open_files = limits.open_files;
   // The box shows the executable's directory read-only (so a candidate cannot replace the judge that runs
   // after it), the worker's own directory writable, and nothing else of this machine but the read-only system.
-  launch.wrapper = Sandbox::get().wrapper(workdir, workdir, {executable.parent_path()}, spec.gpu);
+  launch.wrapper = Sandbox::get().worker_wrapper(workdir, {executable.parent_path()}, spec.gpu, launch.limits.written_bytes);
   return launch;
 }
 

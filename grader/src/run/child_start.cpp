@@ -12,9 +12,11 @@
 #include <cerrno>
 #include <cmath>
 #include <filesystem>
+#include <iostream>
 #include <mutex>
 #include <stdexcept>
 #include <system_error>
+#include <thread>
 #include <utility>
 
 #include "run/procfs.h"
@@ -35,20 +37,28 @@ constexpr int kStartErrorFd = 5;
 constexpr int kMinOpenFiles = 8;
 // Arrays travel through the channels: larger pipes mean fewer context switches per array.
 constexpr int kChannelPipeBytes = 1 << 20;
+// A fork that fails with EAGAIN (the machine's processes, or the grader's, at a limit) is tried again after these
+// pauses, doubling: about 3 s in all.
+constexpr auto kForkRetryFirstPause = std::chrono::milliseconds(25);
+constexpr auto kForkRetryLastPause = std::chrono::milliseconds(1600);
 
 // The step of starting the child that failed, as the child reports it.
-enum class StartStep : int { redirect, enter_workdir, set_limits, drop_privileges, exec };
+enum class StartStep : int { join_cgroup, redirect, enter_workdir, set_limits, drop_privileges, exec };
 
 const char* describe(StartStep step) {
   switch (step) {
+    case StartStep::join_cgroup: return "entering its memory cgroup";
     case StartStep::redirect: return "placing its file descriptors";
     case StartStep::enter_workdir: return "entering its work directory";
     case StartStep::set_limits: return "setting its resource limits";
-    case StartStep::drop_privileges: return "dropping to user nobody";
+    case StartStep::drop_privileges: return "dropping to its unprivileged user";
     case StartStep::exec: return "executing it";
   }
   return "starting it";
 }
+
+// Who a root grader's workers run as when no user id of their own can be leased (run/worker_uid.h).
+constexpr UnprivilegedUser kSharedWorkerUser{65534, 65534, "nobody"};
 
 struct StartFailure {
   StartStep step;
@@ -153,7 +163,8 @@ struct ChildPlan {
   std::vector<char*> argv, envp;
   std::string workdir;
   std::vector<Rlimit> rlimits;
-  bool drop_privileges = false;
+  std::optional<UnprivilegedUser> user;  // who the child becomes; none when the grader is not root
+  int cgroup_procs_fd = -1;             // the memory cgroup it joins, if any
   int fds[kReplyFd + 1] = {-1, -1, -1, -1, -1};  // fds[n] becomes the child's fd n
   int start_error_fd = -1;
 };
@@ -174,6 +185,9 @@ std::vector<char*> c_strings(std::vector<std::string>& strings) {
 // Runs in the forked child: async-signal-safe calls only, and it never returns.
 [[noreturn]] void become_child(const ChildPlan& plan) {
   setpgid(0, 0);
+  // First, while every descriptor is where the plan says: whatever the child starts from here on is charged there.
+  if (plan.cgroup_procs_fd >= 0 && write(plan.cgroup_procs_fd, "0", 1) != 1)
+    report_start_failure(plan.start_error_fd, StartStep::join_cgroup);
 
   // Ignored signals and the signal mask survive execve; the grader ignores SIGPIPE and may block others.
   struct sigaction default_action = {};
@@ -203,7 +217,7 @@ std::vector<char*> c_strings(std::vector<std::string>& strings) {
     if (setrlimit(limit.resource, &limit.value) != 0) report_start_failure(kStartErrorFd, StartStep::set_limits);
   }
   // Root ignores RLIMIT_NPROC: the process limit only holds for an unprivileged user.
-  if (plan.drop_privileges && !become(worker_user)) {
+  if (plan.user && !become(*plan.user)) {
     report_start_failure(kStartErrorFd, StartStep::drop_privileges);
   }
   execve(plan.program.c_str(), plan.argv.data(), plan.envp.data());
@@ -237,10 +251,24 @@ StartedChild start_child(const LaunchOptions& options) {
   for (const auto& [name, value] : options.environment) plan.environment_storage.push_back(name + "=" + value);
   plan.envp = c_strings(plan.environment_storage);
   plan.workdir = options.workdir.string();
-  plan.drop_privileges = drops_privileges();
-  plan.rlimits = rlimits_for(options.limits, procfs::tasks_of_user(plan.drop_privileges ? worker_user.uid : getuid()));
-  if (plan.drop_privileges && chown(plan.workdir.c_str(), worker_user.uid, worker_user.gid) != 0) {
-    throw std::system_error(errno, std::generic_category(), "cannot give work directory " + plan.workdir + " to nobody");
+  StartedChild child;
+  if (drops_privileges()) {
+    try {
+      child.user = WorkerUid::lease();
+      plan.user = child.user->user();
+    } catch (const std::runtime_error& error) {
+      // Better a grading whose process limit is shared, as before leases, than none at all; said once.
+      static std::once_flag warned;
+      std::call_once(warned, [&] { std::cerr << "grader: warning: " << error.what() << "; workers run as nobody\n"; });
+      plan.user = kSharedWorkerUser;
+    }
+  }
+  if (options.limits.memory_bytes > 0) child.memory = MemoryCgroup::create(options.limits.memory_bytes);
+  if (child.memory) plan.cgroup_procs_fd = child.memory->procs_fd();
+  // The user's tasks now: a leased id's are none, unless a worker of a grader killed outright still runs as it.
+  plan.rlimits = rlimits_for(options.limits, procfs::tasks_of_user(plan.user ? plan.user->uid : getuid()));
+  if (plan.user && chown(plan.workdir.c_str(), plan.user->uid, plan.user->gid) != 0) {
+    throw std::system_error(errno, std::generic_category(), "cannot give work directory " + plan.workdir + " to the worker's user");
   }
 
   Fd dev_null(open("/dev/null", O_RDONLY | O_CLOEXEC));
@@ -256,12 +284,21 @@ StartedChild start_child(const LaunchOptions& options) {
   plan.start_error_fd = start_errors.write_end.get();
 
   const auto started = Clock::now();
-  auto registering = started_children_lock();
-  const pid_t pid = fork();
-  if (pid < 0) throw std::system_error(errno, std::generic_category(), "fork for " + shown_name);
-  if (pid == 0) become_child(plan);
-  register_started_child(pid);
-  registering.unlock();
+  pid_t pid = -1;
+  for (auto pause = kForkRetryFirstPause;; pause *= 2) {
+    auto registering = started_children_lock();
+    pid = fork();
+    if (pid == 0) become_child(plan);
+    if (pid > 0) {
+      register_started_child(pid);
+      break;
+    }
+    const int error = errno;
+    registering.unlock();
+    if (error != EAGAIN || pause > kForkRetryLastPause)
+      throw std::system_error(error, std::generic_category(), "the grading machine cannot fork for " + shown_name);
+    std::this_thread::sleep_for(pause);
+  }
 
   setpgid(pid, pid);  // the child does it too; whichever runs first, the group exists before we signal it
   dev_null.reset();
@@ -284,7 +321,6 @@ StartedChild start_child(const LaunchOptions& options) {
     throw std::system_error(error, std::generic_category(), "cannot start " + shown_name + ": " + describe(failure.step));
   }
 
-  StartedChild child;
   child.pid = pid;
   child.started = started;
   child.command_fd = commands.write_end.release();

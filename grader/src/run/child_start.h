@@ -2,8 +2,9 @@
 //
 // Everything the child needs is prepared before fork(), and every pipe is made close-on-exec (launches from
 // other threads must not inherit them). The forked child places its ends of the pipes at fds 0-4, closes the
-// rest, enters its own process group and work directory, takes its rlimits, drops to nobody when we are root,
-// and execs. A failure before execve comes back over a sixth, close-on-exec pipe as (step, errno), so
+// rest, enters its own process group and work directory, takes its rlimits, drops to its own user when we are root,
+// and execs. A root grader gives each child a user id of its own (run/worker_uid.h) and, where it can, a memory
+// cgroup of its own (run/memory_cgroup.h), which the child joins before it drops privileges. A failure before execve comes back over a sixth, close-on-exec pipe as (step, errno), so
 // start_child() throws with the reason instead of returning a child that "exited 127".
 //
 //   const StartedChild started = start_child(options);   // then only waiting, talking and ending remain
@@ -12,8 +13,11 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <optional>
 
+#include "run/memory_cgroup.h"
 #include "run/process.h"
+#include "run/worker_uid.h"
 
 namespace grader {
 
@@ -26,10 +30,13 @@ struct StartedChild {
   int reply_fd = -1;    // the child writes fd 4
   int stdout_fd = -1;
   int stderr_fd = -1;
+  std::optional<WorkerUid> user;        // a root grader's: held until the child is reaped
+  std::optional<MemoryCgroup> memory;  // where cgroups can be made and memory is limited
 };
 
 // Throws std::invalid_argument for options no child can run under (no argv, a limit that is not positive),
-// std::system_error when the child cannot be started, naming the step that failed.
+// std::system_error when the child cannot be started, naming the step that failed. A fork that fails for want of
+// processes on the machine (EAGAIN) is tried again for a while first: the machine's shortage, not the child's.
 StartedChild start_child(const LaunchOptions& options);
 
 }  // namespace grader

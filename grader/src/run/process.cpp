@@ -37,6 +37,9 @@ using Clock = std::chrono::steady_clock;
 
 // How often a wait wakes to sample the group's resident memory when memory is limited by polling.
 constexpr auto kRssPollTick = std::chrono::milliseconds(50);
+// How often a wait wakes to measure the files the child has written. A file system of the sandbox's own refuses
+// writes past the budget anyway (run/sandbox.h); this names the verdict.
+constexpr auto kWrittenPollTick = std::chrono::milliseconds(100);
 // Without a pidfd, how often finish() looks whether the child has exited.
 constexpr auto kExitPollTick = std::chrono::milliseconds(10);
 // A reply line is one JSON message; one longer than this is a child trying to exhaust our memory.
@@ -124,8 +127,12 @@ Ending describe_ending(int status, const rusage& usage, Ending::Kind cause, cons
 // --- ChildProcess -----------------------------------------------------------------------------------------
 
 ChildProcess ChildProcess::launch(const LaunchOptions& options) {
-  const StartedChild started = start_child(options);
+  StartedChild started = start_child(options);
   ChildProcess child;
+  child.user_ = std::move(started.user);
+  child.memory_ = std::move(started.memory);
+  child.written_ = WrittenFiles(started.pid, options.workdir, !options.wrapper.empty());
+  child.next_written_check_ = started.started;
   child.pid_ = started.pid;
   child.started_ = started.started;
   child.limits_ = options.limits;
@@ -157,6 +164,13 @@ ChildProcess& ChildProcess::operator=(ChildProcess&& other) noexcept {
   started_ = other.started_;
   wall_deadline_ = other.wall_deadline_;
   next_rss_check_ = other.next_rss_check_;
+  next_written_check_ = other.next_written_check_;
+  written_ = std::move(other.written_);
+  user_ = std::move(other.user_);
+  memory_ = std::move(other.memory_);
+  other.user_.reset();
+  other.memory_.reset();
+  replied_ = other.replied_;
   limits_ = other.limits_;
   stdout_ = std::move(other.stdout_);
   stderr_ = std::move(other.stderr_);
@@ -247,6 +261,13 @@ ReadStatus ChildProcess::receive(char* into, std::size_t capacity, std::size_t& 
     if (reply_fd_ < 0) return ReadStatus::closed;
     const ssize_t got = read(reply_fd_, into, capacity);
     if (got > 0) {
+      replied_ = true;
+      // Measured with every answer too: a call that writes its files and answers within one poll's tick is caught
+      // before its answer counts.
+      if (limits_.written_bytes > 0 && written_.bytes() >= limits_.written_bytes) {
+        end(Ending::Kind::written_limit);
+        return ReadStatus::killed;
+      }
       received = static_cast<std::size_t>(got);
       return ReadStatus::ok;
     }
@@ -281,6 +302,7 @@ const Ending& ChildProcess::kill() {
 
 ChildProcess::Woke ChildProcess::wait_for(int fd, short events, Clock::time_point deadline) {
   const bool poll_rss = !limits_.limit_address_space && limits_.memory_bytes > 0;
+  const bool poll_written = limits_.written_bytes > 0;
   // Ending the child closes fds (perhaps the one we wait on), so the wait is over either way. Woke::ready
   // when it had already exited by itself: the caller's next read or write finds out how.
   const auto stop_for = [this](Ending::Kind limit) {
@@ -294,11 +316,16 @@ ChildProcess::Woke ChildProcess::wait_for(int fd, short events, Clock::time_poin
       next_rss_check_ = now + kRssPollTick;
       if (procfs::group_rss_bytes(pid_) > limits_.memory_bytes) return stop_for(Ending::Kind::memory_limit);
     }
+    if (!reaped_ && poll_written && now >= next_written_check_) {
+      next_written_check_ = now + kWrittenPollTick;
+      if (written_.bytes() >= limits_.written_bytes) return stop_for(Ending::Kind::written_limit);
+    }
     if (now >= deadline) return Woke::deadline;
 
     auto wake = deadline;
     if (!reaped_) wake = std::min(wake, wall_deadline_);
     if (!reaped_ && poll_rss) wake = std::min(wake, next_rss_check_);
+    if (!reaped_ && poll_written) wake = std::min(wake, next_written_check_);
     pollfd fds[3] = {{fd, events, 0}, {stdout_fd_, POLLIN, 0}, {stderr_fd_, POLLIN, 0}};  // poll skips fds < 0
     const timespec timeout = to_timespec(wake - now);
     if (ppoll(fds, 3, &timeout, nullptr) < 0) {
@@ -328,13 +355,16 @@ bool ChildProcess::has_exited() const {
 bool ChildProcess::killed_for_limit() const {
   using Kind = Ending::Kind;
   return reaped_ && (ending_.kind == Kind::wall_timeout || ending_.kind == Kind::memory_limit ||
-                     ending_.kind == Kind::output_limit);
+                     ending_.kind == Kind::output_limit || ending_.kind == Kind::written_limit);
 }
 
 // Ends the child for `cause` (running: not for a limit), or records how it already ended by itself.
 void ChildProcess::end(Ending::Kind cause) {
   if (reaped_ || pid_ <= 0) return;
   if (has_exited()) cause = Ending::Kind::running;  // it ended before the limit could matter
+  // The sandbox's files go with it: measured once more while they are there.
+  if (cause == Ending::Kind::running && limits_.written_bytes > 0 && written_.bytes() >= limits_.written_bytes)
+    cause = Ending::Kind::written_limit;
   // Its whole tree is read while the leader still holds it together (a descendant that left the group with
   // setsid is still below it), but the leader dies first: a shell whose child died first would exit by itself
   // and hide our SIGKILL. What escapes both (its parent died first) is reaped below.
@@ -360,6 +390,16 @@ void ChildProcess::end(Ending::Kind cause) {
   if (!drain_output() && cause == Ending::Kind::running) cause = Ending::Kind::output_limit;
   ending_ = describe_ending(status, usage, cause, limits_, wrapped_);
   ending_.wall_seconds = elapsed_seconds();
+  // Killed by the kernel for its cgroup's memory (its processes and its files together): a memory limit.
+  if (cause == Ending::Kind::running && memory_ && memory_->oom_killed()) ending_.kind = Ending::Kind::memory_limit;
+  // bwrap could not build the box or start the program in it (it cannot fork, with the machine out of processes):
+  // the program never ran, so never answered. Its first words on stderr say so; the program's own code cannot have
+  // written them before that first answer (no student code runs before main).
+  const bool bwrap_spoke = stderr_.rfind("bwrap: ", 0) == 0;
+  if (wrapped_ && !replied_ && bwrap_spoke && ending_.kind == Ending::Kind::exited && ending_.exit_code == 1) {
+    ending_.kind = Ending::Kind::start_failed;
+    ending_.start_failure = stderr_.substr(0, stderr_.find('\n'));
+  }
 }
 
 std::string signal_name(int signal) {

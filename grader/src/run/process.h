@@ -2,7 +2,10 @@
 //
 // The child runs in its own process group with a clean environment, a fresh working directory and rlimits
 // (CPU time, memory, processes, file size, open files, no core dumps); when the grader runs as root it drops
-// to an unprivileged user so the process limit applies. The grader's side owns two pipes to the child's
+// to a user id of its own (run/worker_uid.h), so that its process limit counts its own tasks and no other
+// grading's, and joins a memory cgroup of its own where one can be made (run/memory_cgroup.h), so that its memory
+// limit holds over all its processes and the files it keeps in RAM. What it writes to files is bounded too
+// (written_bytes). The grader's side owns two pipes to the child's
 // fds 3 (commands) and 4 (replies); stdout and stderr are drained into buffers capped at the output limit.
 // Every read waits with a deadline, and while it waits the wall-clock limit is enforced: past it the whole
 // process group is killed.
@@ -19,9 +22,14 @@
 #include <cstddef>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "run/memory_cgroup.h"
+#include "run/worker_uid.h"
+#include "run/written_files.h"
 
 namespace grader {
 
@@ -31,9 +39,12 @@ struct ProcessLimits {
   std::size_t memory_bytes = 0;     // 0: no limit
   bool limit_address_space = true;  // RLIMIT_AS; CUDA processes reserve huge address space, so GPU labs poll RSS instead
   std::size_t output_bytes = 64 * 1024;  // stdout and stderr each; past it the child is killed
-  int processes = 64;  // tasks (processes and threads) the child may add: RLIMIT_NPROC over what its user already runs
-                       // (it applies because root drops to an unprivileged user)
-  std::size_t file_bytes = 64u << 20;
+  int processes = 64;  // tasks (processes and threads) the child may run, itself included: RLIMIT_NPROC over what
+                       // its user already runs (a root grader's child has a user id of its own: none)
+  std::size_t file_bytes = 64u << 20;  // each file
+  // Everything it writes to files, in every place it can write (in the sandbox: its work directory and /tmp, both
+  // tmpfs, so RAM that also counts against memory_bytes where a memory cgroup holds it); 0: no limit.
+  std::size_t written_bytes = 256u << 20;
   int open_files = 64;
 };
 
@@ -55,6 +66,8 @@ struct Ending {
     cpu_timeout,   // SIGXCPU / SIGKILL after the CPU limit
     memory_limit,  // RSS over the limit (polled) — RLIMIT_AS failures show as allocation errors instead
     output_limit,  // stdout or stderr past the cap
+    written_limit, // its files past written_bytes
+    start_failed,  // the sandbox could not start the program (the machine's doing: bwrap said why on stderr)
   };
   Kind kind = Kind::running;
   int exit_code = 0;
@@ -63,6 +76,7 @@ struct Ending {
   double wall_seconds = 0;
   double cpu_seconds = 0;     // user + system of the child and its reaped descendants
   std::size_t max_rss_bytes = 0;
+  std::string start_failure;  // start_failed: what bwrap said
 };
 
 enum class ReadStatus {
@@ -129,6 +143,8 @@ class ChildProcess {
   Clock::time_point started_;
   Clock::time_point wall_deadline_;
   Clock::time_point next_rss_check_;
+  Clock::time_point next_written_check_;
+  WrittenFiles written_;
   ProcessLimits limits_;
   std::string stdout_;
   std::string stderr_;
@@ -136,7 +152,11 @@ class ChildProcess {
   bool output_truncated_ = false;
   bool reaped_ = false;  // the child has been reaped and ending_ is final
   bool wrapped_ = false;  // argv ran behind a wrapper (bubblewrap), which reports signals as exit codes
+  bool replied_ = false;  // a byte has come on fd 4: the program ran
   Ending ending_;
+  // Released after the child is reaped (members are destroyed after release()).
+  std::optional<WorkerUid> user_;
+  std::optional<MemoryCgroup> memory_;
 };
 
 std::string signal_name(int signal);  // "SIGSEGV"; "signal 64" for ones without a name

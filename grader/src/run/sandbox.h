@@ -22,7 +22,7 @@ class Sandbox {
   static const Sandbox& get();
 
   bool available() const { return available_; }
-  // What the report's isolation line says: the box, and the syscall filter.
+  // What the report's isolation line says: the box, the syscall filter, and each worker's own user and cgroup.
   std::string description() const;
 
   // The archive of start-up objects that installs the syscall filter in a candidate (run/syscall_filter.h),
@@ -36,10 +36,19 @@ class Sandbox {
   std::vector<std::string> wrapper(const std::filesystem::path& writable, const std::filesystem::path& cwd,
                                    const std::vector<std::filesystem::path>& readable, bool gpu) const;
 
+  // The box for a worker (a candidate or judge), which starts in `workdir`. Nothing it writes reaches the disk or
+  // outlives it: its work directory and /tmp are tmpfs mounts of its own, RAM charged to its memory cgroup
+  // (run/memory_cgroup.h), each refusing writes past `written_bytes` where this bwrap can say so (--size, from
+  // bubblewrap 0.8; 0: no limit). A readable folder that is the work directory, or inside it, is shown over it,
+  // read-only. Empty when no box is available.
+  std::vector<std::string> worker_wrapper(const std::filesystem::path& workdir, const std::vector<std::filesystem::path>& readable,
+                                          bool gpu, std::size_t written_bytes) const;
+
  private:
   Sandbox();
   bool available_ = false;
   std::string why_not_;
+  bool sizes_tmpfs_ = false;  // bwrap takes --size
   std::filesystem::path filter_library_;
   std::string filter_why_not_;
 };

@@ -42,6 +42,11 @@ WorkerFailure describe_ending(const Ending& ending, const ProcessLimits& limits)
     case Ending::Kind::output_limit:
       return {Verdict::output_limit, "printed more than " + std::to_string(limits.output_bytes / 1024) +
                                          " KiB to stdout or stderr"};
+    case Ending::Kind::written_limit:
+      return {Verdict::output_limit, "wrote more than " + std::to_string(limits.written_bytes >> 20) +
+                                         " MiB of files (its work directory and /tmp together)"};
+    case Ending::Kind::start_failed:  // the machine's doing (run/process.h): never the code's verdict
+      return {Verdict::internal_error, "the grading machine could not start it (" + ending.start_failure + ")"};
     case Ending::Kind::running:
       break;
   }

@@ -176,6 +176,15 @@ Variables fact_variables(const VariantFacts& facts) {
     return v;
   }
   v["kernels"] = static_cast<double>(facts.kernels.size());
+  // The host side of a CUDA variant: whether it reaches the runtime's asynchronous copies and makes streams.
+  double async_copies = 0, streams = 0;
+  for (const CpuFunction* function : facts.reached)
+    for (const auto& called : function->calls) {
+      if (called.rfind("cudaMemcpy", 0) == 0 && called.find("Async") != std::string::npos) async_copies = 1;
+      if (called.rfind("cudaStreamCreate", 0) == 0) streams = 1;
+    }
+  v["async_copies"] = async_copies;
+  v["creates_streams"] = streams;
   if (facts.kernels.empty()) return v;
   const GpuLimits limits = limits_for_arch(facts.gpu_arch);
   double registers = 0, spills = 0, shared = 0, load_bits = 0, store_bits = 0, occupancy = 1;

@@ -21,6 +21,8 @@ const std::vector<FactDefinition>& fact_definitions() {
       {"functions", "functions the variant reaches", S::cpu_code, F::count},
       // CUDA code: over the kernels the variant can launch
       {"kernels", "kernels it can launch", S::gpu_code, F::count},
+      {"async_copies", "asynchronous copies (cudaMemcpyAsync), 1 if any", S::gpu_code, F::count},
+      {"creates_streams", "creates streams (cudaStreamCreate), 1 if so", S::gpu_code, F::count},
       {"registers", "registers per thread (most of its kernels)", S::gpu_code, F::count},
       {"spill_bytes", "bytes spilled to local memory", S::gpu_code, F::bytes},
       {"shared_bytes", "static shared memory per block", S::gpu_code, F::bytes},

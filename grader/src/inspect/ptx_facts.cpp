@@ -338,16 +338,20 @@ const Kernel* GpuFacts::find(std::string_view symbol) const {
 
 std::vector<const Kernel*> GpuFacts::launched_by(std::string_view symbol) const {
   // nvcc names a kernel's host stub "__device_stub_" + its symbol ("_Z5plainPKfPfi" -> "__device_stub__Z5plainPKfPfi"),
-  // and gives the host shadow the kernel's own symbol; reaching either is a launch.
+  // and gives the host shadow the kernel's own name; reaching either is a launch. The shadow of a kernel with internal
+  // linkage is mangled with GCC's 'L' ("...L17group_rows_kernelILi128E..."), the PTX entry without: they are matched
+  // demangled.
   std::set<std::string> reached;
   for (const auto& name : host.reachable_symbols(symbol)) {
     reached.insert(name);
     reached.insert(plain_name(name));
+    reached.insert(demangle(name));
   }
   std::vector<const Kernel*> launched;
   for (const auto& kernel : kernels) {
     const std::string stub = kernel.symbol.rfind("_Z", 0) == 0 ? "__device_stub_" + kernel.symbol : "__device_stub__" + kernel.symbol;
-    if (kernel.symbol != symbol && (reached.count(kernel.symbol) || reached.count(stub))) launched.push_back(&kernel);
+    if (kernel.symbol != symbol && (reached.count(kernel.symbol) || reached.count(stub) || reached.count(demangle(kernel.symbol))))
+      launched.push_back(&kernel);
   }
   return launched;
 }

@@ -5,7 +5,9 @@
 // CUDA labs are read where nvcc is (their part is skipped, and said so, elsewhere).
 #include <doctest/doctest.h>
 
+#include <fstream>
 #include <iostream>
+#include <iterator>
 #include <map>
 #include <set>
 
@@ -43,6 +45,20 @@ CodeFacts facts_of_tree(const Environment& env, const LabSpec& spec, const fs::p
   return read_code_facts(env, spec, objects, "sm_90");
 }
 
+// Whether every condition of `hint` holds for code with facts `yours` beside the reference's `theirs`.
+bool hint_holds(const Hint& hint, const Variables& yours, const Variables& theirs) {
+  Variables scope = yours;
+  for (const auto& [name, value] : theirs) scope[std::string(reference_prefix) + name] = value;
+  for (const Condition& condition : hint.when) {
+    try {
+      if (!condition.holds(scope)) return false;
+    } catch (const ExprEvalError&) {
+      return false;
+    }
+  }
+  return true;
+}
+
 std::string shown(const Variables& facts, const std::string& key) {
   const auto found = facts.find(key);
   return found == facts.end() ? "-" : format_fact(*find_fact(key), found->second);
@@ -66,6 +82,22 @@ TEST_CASE("every lab's reference and skeleton: each timed variant's facts") {
     REQUIRE_MESSAGE(reference.read(), reference.unavailable);
     REQUIRE_MESSAGE(skeleton.read(), skeleton.unavailable);
     std::cout << "\n" << spec.name() << " (read in " << reference.seconds << " s and " << skeleton.seconds << " s)\n";
+    // A hint chosen from facts never tells the reference to fix what it does; and the skeleton, which teaches
+    // nothing yet, meets at least one of the lab's.
+    int skeleton_hints = 0;
+    for (const auto& item : spec.performance) {
+      const auto theirs = variant_facts(reference, item.variant);
+      const auto yours = variant_facts(skeleton, item.variant);
+      if (!theirs || !yours) continue;
+      const Variables r = fact_variables(*theirs), s = fact_variables(*yours);
+      for (const Hint& hint : item.hints) {
+        if (hint.when.empty()) continue;
+        INFO(item.name << ": " << hint.text);
+        CHECK_FALSE(hint_holds(hint, r, r));
+        skeleton_hints += hint_holds(hint, s, r) ? 1 : 0;
+      }
+    }
+    CHECK(skeleton_hints > 0);
     std::set<std::string> variants;
     for (const auto& item : spec.performance) variants.insert(item.variant);
     for (const auto& variant : variants) {
@@ -92,5 +124,19 @@ TEST_CASE("every lab's reference and skeleton: each timed variant's facts") {
     std::string list;
     for (const auto& id : skipped) list += " " + id;
     MESSAGE("CUDA labs not read (no nvcc here):" << list);
+  }
+}
+
+// A fact a hint can name but no page explains is a fact nobody uses: the lab author's reference and the students'
+// guide each name every one, in backticks.
+TEST_CASE("docs/lab-toml.md and docs/student-guide.md name every fact") {
+  for (const char* page : {"lab-toml.md", "student-guide.md"}) {
+    std::ifstream in(root / "docs" / page);
+    REQUIRE(in.good());
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    for (const auto& fact : fact_definitions()) {
+      INFO(page << ": " << fact.key);
+      CHECK(text.find("`" + std::string(fact.key) + "`") != std::string::npos);
+    }
   }
 }

@@ -205,6 +205,8 @@ TEST_CASE("names: demangled, and without their parameters") {
   CHECK(plain_name("_Z15matvec_unrolledPKdS0_Pdll") == "matvec_unrolled");
   CHECK(plain_name("matmul") == "matmul");
   CHECK(plain_name("_Z3parPdl._omp_fn.0") == "par");
+  CHECK(plain_name("_ZN12_GLOBAL__N_112naive_kernelEPKfS1_Pfiii") == "(anonymous namespace)::naive_kernel");
+  CHECK(plain_name("_ZN12_GLOBAL__N_111launch_gridILi8EEEvi") == "(anonymous namespace)::launch_grid<8>");
 }
 
 TEST_CASE("objdump missing or failing is an InspectError, not a crash") {

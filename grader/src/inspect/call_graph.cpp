@@ -45,21 +45,22 @@ std::string demangle(const std::string& symbol) {
 
 std::string plain_name(const std::string& symbol) {
   std::string name = demangle(symbol);
-  // Cut the parameter list: the first '(' outside template brackets.
+  // Cut the parameter list: the first '(' outside template brackets that does not open "(anonymous namespace)".
   int depth = 0;
   for (std::size_t i = 0; i < name.size(); ++i) {
     if (name[i] == '<') ++depth;
     if (name[i] == '>') --depth;
-    if (name[i] == '(' && depth == 0 && i > 0) {
+    if (name[i] == '(' && depth == 0 && i > 0 && name.compare(i, 21, "(anonymous namespace)") != 0) {
       name.erase(i);
       break;
     }
   }
-  // A return type before the name (templates): "void f<int>" -> "f<int>".
+  // A return type before the name (templates): "void f<int>" -> "f<int>"; "(anonymous namespace)::k" keeps its
+  // parenthesised space.
   depth = 0;
   for (std::size_t i = name.size(); i-- > 0;) {
-    if (name[i] == '>') ++depth;
-    if (name[i] == '<') --depth;
+    if (name[i] == '>' || name[i] == ')') ++depth;
+    if (name[i] == '<' || name[i] == '(') --depth;
     if (name[i] == ' ' && depth == 0) return name.substr(i + 1);
   }
   return name;

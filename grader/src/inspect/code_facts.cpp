@@ -36,7 +36,7 @@ std::string file_text(const fs::path& path) {
 }  // namespace
 
 CodeFacts read_code_facts(const Environment& env, const LabSpec& spec, const std::vector<fs::path>& objects,
-                          const std::string& gpu_arch) {
+                          const std::string& gpu_arch, bool keep_usage) {
   const auto start = std::chrono::steady_clock::now();
   CodeFacts facts;
   facts.cuda = spec.build.language == "cuda";
@@ -53,7 +53,7 @@ CodeFacts read_code_facts(const Environment& env, const LabSpec& spec, const std
         ptx.push_back(kept_ptx(object));
       }
       const std::string ptxas = (fs::path(*env.nvcc).parent_path() / "ptxas").string();
-      GpuFacts gpu = read_gpu_facts(ptx, objects, gpu_arch.empty() ? "sm_90" : gpu_arch, ptxas);
+      GpuFacts gpu = read_gpu_facts(ptx, objects, gpu_arch.empty() ? "sm_90" : gpu_arch, ptxas, keep_usage);
       facts.kernels = std::move(gpu.kernels);
       facts.cpu = std::move(gpu.host);
     }
@@ -103,7 +103,7 @@ CodeFacts reference_code_facts(const Environment& env, const LabSpec& spec, cons
   }
   std::vector<fs::path> found;
   for (const auto& name : spec.build.student_files) found.push_back(objects / (name + ".o"));
-  return read_code_facts(env, spec, found, lab.gpu_arch);
+  return read_code_facts(env, spec, found, lab.gpu_arch, true);
 }
 
 std::string variant_function(const CodeFacts& facts, const std::string& variant) {

@@ -34,9 +34,9 @@ struct CodeFacts {
 };
 
 // Reads the facts of `objects` (and, in a CUDA lab, of the PTX nvcc kept beside them). Never throws: a tool that is
-// missing or fails leaves `unavailable` saying so.
+// missing or fails leaves `unavailable` saying so. `keep_usage`: see read_gpu_facts (the reference's cached build).
 CodeFacts read_code_facts(const Environment& env, const LabSpec& spec, const std::vector<std::filesystem::path>& objects,
-                          const std::string& gpu_arch);
+                          const std::string& gpu_arch, bool keep_usage = false);
 
 // The facts of the lab's reference (reference/<lab>/), compiled with the lab's flags like a submission and kept in
 // the cache per lab build; `unavailable` says why where there is no reference (a student release) or it does not

@@ -201,9 +201,11 @@ std::string describe_ptx(std::string_view instruction);
 void add_ptxas_usage(std::vector<Kernel>& kernels, std::string_view ptxas_output);
 
 // Reads the PTX files nvcc kept (--keep) with `ptxas -v -arch=<gpu_arch>`, and the host objects with objdump.
-// `ptxas`: its path (beside nvcc). Throws InspectError when a tool is missing or fails.
+// `ptxas`: its path (beside nvcc). Throws InspectError when a tool is missing or fails. `keep_usage`: ptxas's words
+// are kept beside each PTX file (<file>.ptxas-<arch>.txt) and read from there next time: for the reference's cached
+// build, whose ptxas run costs seconds (lab 7's templates) at every grading otherwise.
 GpuFacts read_gpu_facts(const std::vector<std::filesystem::path>& ptx_files,
                         const std::vector<std::filesystem::path>& host_objects, const std::string& gpu_arch,
-                        const std::string& ptxas);
+                        const std::string& ptxas, bool keep_usage = false);
 
 }  // namespace grader

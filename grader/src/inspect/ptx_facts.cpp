@@ -357,7 +357,7 @@ std::vector<const Kernel*> GpuFacts::launched_by(std::string_view symbol) const 
 }
 
 GpuFacts read_gpu_facts(const std::vector<fs::path>& ptx_files, const std::vector<fs::path>& host_objects,
-                        const std::string& gpu_arch, const std::string& ptxas) {
+                        const std::string& gpu_arch, const std::string& ptxas, bool keep_usage) {
   GpuFacts facts;
   for (const auto& file : ptx_files) {
     std::ifstream in(file, std::ios::binary);
@@ -365,10 +365,21 @@ GpuFacts read_gpu_facts(const std::vector<fs::path>& ptx_files, const std::vecto
     std::stringstream text;
     text << in.rdbuf();
     std::vector<Kernel> kernels = parse_ptx(text.str());
-    const ToolResult usage = run_tool({ptxas, "-v", "-arch=" + gpu_arch, file.string(), "-o", "/dev/null"}, ".", 120, 4u << 20);
-    if (!usage.ok())
-      throw InspectError("ptxas -v could not read " + file.filename().string() + ": " + usage.output.substr(0, 300));
-    add_ptxas_usage(kernels, usage.output);
+    const fs::path kept = file.string() + ".ptxas-" + gpu_arch + ".txt";
+    std::string usage_text;
+    if (keep_usage && fs::exists(kept)) {
+      std::ifstream kept_in(kept, std::ios::binary);
+      std::stringstream words;
+      words << kept_in.rdbuf();
+      usage_text = words.str();
+    } else {
+      const ToolResult usage = run_tool({ptxas, "-v", "-arch=" + gpu_arch, file.string(), "-o", "/dev/null"}, ".", 120, 4u << 20);
+      if (!usage.ok())
+        throw InspectError("ptxas -v could not read " + file.filename().string() + ": " + usage.output.substr(0, 300));
+      usage_text = usage.output;
+      if (keep_usage) std::ofstream(kept, std::ios::binary) << usage_text;
+    }
+    add_ptxas_usage(kernels, usage_text);
     for (auto& kernel : kernels) facts.kernels.push_back(std::move(kernel));
   }
   facts.host = read_cpu_facts(host_objects);

@@ -15,7 +15,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string read_text(const fs::path& file) {
+std::string read_reviewed_text(const fs::path& file) {
   std::ifstream in(file, std::ios::binary);
   std::ostringstream text;
   text << in.rdbuf();
@@ -25,7 +25,7 @@ std::string read_text(const fs::path& file) {
 // The rows in file order, as (a, b, note); the header is checked, not returned.
 std::vector<std::vector<std::string>> read_rows(const fs::path& file) {
   if (!fs::exists(file)) return {};
-  const auto rows = parse_csv(read_text(file), file.string());
+  const auto rows = parse_csv(read_reviewed_text(file), file.string());
   if (rows.empty()) return {};
   const int a = column_index(rows[0], "student_a", true), b = column_index(rows[0], "student_b", true),
             note = column_index(rows[0], "note", true);

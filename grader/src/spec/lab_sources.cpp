@@ -64,7 +64,7 @@ std::vector<Token> tokens_of(const std::string& text) {
   return tokens;
 }
 
-std::optional<std::string> read_text(const std::filesystem::path& path) {
+std::optional<std::string> read_source_text(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return std::nullopt;
   std::ostringstream text;
@@ -97,7 +97,7 @@ std::vector<std::filesystem::path> lab_source_files(const std::filesystem::path&
 LabSources LabSources::read(const std::filesystem::path& lab_dir, const BuildSpec& build) {
   LabSources sources;
   for (const std::filesystem::path& file : lab_source_files(lab_dir, build)) {
-    const std::optional<std::string> text = read_text(file);
+    const std::optional<std::string> text = read_source_text(file);
     if (!text) continue;
     const std::vector<Token> tokens = tokens_of(*text);
     for (std::size_t i = 0; i < tokens.size(); ++i) {
@@ -111,7 +111,7 @@ LabSources LabSources::read(const std::filesystem::path& lab_dir, const BuildSpe
     }
   }
   for (const std::string& file : build.headers) {
-    const std::optional<std::string> text = read_text(lab_dir / file);
+    const std::optional<std::string> text = read_source_text(lab_dir / file);
     if (!text) continue;
     const std::vector<Token> tokens = tokens_of(*text);
     for (std::size_t i = 0; i < tokens.size(); ++i)

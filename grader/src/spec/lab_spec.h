@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "spec/expr.h"
+#include "spec/steps_spec.h"
 
 namespace grader {
 
@@ -223,6 +224,7 @@ struct LabSpec {
   std::vector<CorrectnessItem> correctness;
   std::vector<PerformanceItem> performance;
   std::vector<HandoutName> handout_names;  // [handout] names, in file order
+  StepsSpec steps;                         // [steps]: what each step is (spec/steps_spec.h)
 
   std::string name() const { return id + "-" + slug; }
   double max_score() const;

@@ -25,6 +25,12 @@ std::vector<Hint> read_hints(const SpecField& field, const PerformanceItem& item
 // [handout] names (spec/spec_handout.cpp): how the generated handout tables write parts of expressions.
 std::vector<HandoutName> read_handout_names(const SpecTable& root);
 
+// A benchmark's parameter table (checked as performance[].params is): a step's timing band reads it too.
+std::vector<Param> read_benchmark_params(const SpecField& table);
+
+// [steps] (spec/spec_steps.cpp), read after the items, whose variants a step must name.
+void read_steps_section(const SpecTable& root, LabSpec& spec);
+
 std::vector<CorrectnessItem> read_correctness_items(const SpecTable& root, const Tolerance& lab_tolerance);
 
 // Reads after the correctness items, which `requires` names and whose variants gate performance points.

@@ -66,7 +66,8 @@ void Grading::check_steps() {
     MeasureContext context{band_spec,
                            machine_,
                            calibration_,
-                           [this](const char* stage, const std::string& line) { progress(stage, line); },
+                           // Its stages are the steps' on the grading's clock: the time the bands add shows as one.
+                           [this](const char*, const std::string& line) { progress("steps", line); },
                            [this]() -> Worker& { return judge(); },
                            [this] { judge_.reset(); },
                            [this]() -> Worker& { return candidate(); },

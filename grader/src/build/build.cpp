@@ -341,6 +341,9 @@ CandidateBuild compile_candidate(const Environment& env, const LabSpec& spec, co
     if (source_at != argv.end()) *source_at = source.lexically_relative(workdir).string();
     // Every header the source includes, however indirectly: the policy checks [policy] forbid_headers on it.
     argv.insert(argv.end(), {"-MD", "-MF", dependency_file(object).string()});
+    // nvcc keeps the PTX it made beside the object (<stem>.ptx), for the inspect stage (inspect/code_facts.h): the
+    // same compile, at no extra cost, where a second `nvcc -ptx` would run the front end again.
+    if (is_cuda_source(source)) argv.insert(argv.end(), {"--keep", "--keep-dir", objects.string()});
     if (!run_student_step(argv, workdir, objects, {workdir, spec.dir, env.labkit_include(), env.root}, build)) {
       build.verdict = Verdict::build_error;
       return build;

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "inspect/facts.h"
+#include "inspect/x86_instruction.h"
 
 namespace grader {
 
@@ -73,6 +74,9 @@ const CpuFunction* CpuFacts::find(std::string_view symbol) const {
 }
 
 const CpuFunction* CpuFacts::find_by_name(std::string_view name) const {
+  // A clone (an OpenMP region's body "f._omp_fn.0", a cold part "f.cold") has its parent's name: the parent first.
+  for (const auto& function : functions)
+    if (function.symbol.find('.') == std::string::npos && plain_name(function.symbol) == name) return &function;
   for (const auto& function : functions)
     if (plain_name(function.symbol) == name) return &function;
   for (const auto& function : functions)
@@ -113,9 +117,7 @@ std::optional<CpuLoop> CpuFacts::hot_loop(std::string_view symbol) const {
   std::optional<CpuLoop> hottest;
   for (const CpuFunction* function : reachable(symbol))
     for (const auto& loop : function->loops)
-      if (!hottest || loop.fp.total() > hottest->fp.total() ||
-          (loop.fp.total() == hottest->fp.total() && loop.instructions > hottest->instructions))
-        hottest = loop;
+      if (!hottest || hotter(loop, *hottest)) hottest = loop;
   return hottest;
 }
 

@@ -226,7 +226,10 @@ CpuFunction ObjectReader::read(const RawFunction& raw) const {
       const bool inside = target.address >= start && target.address < end;
       if (inside && target.address != start) {
         hashed += " L" + std::to_string(target.address - start);
-        if (branch && target.address <= instruction.address) backward.push_back({instruction.address, target.address});
+        // A loop closes with a conditional branch back to its start; a backward jmp is the compiler laying out
+        // blocks (a remainder, a schedule's setup) more often than a loop.
+        const bool conditional = x.is_jump && x.mnemonic != "jmp";
+        if (conditional && target.address <= instruction.address) backward.push_back({instruction.address, target.address});
       } else {
         const std::string landed = function_at(raw.section, target.address);
         if (!landed.empty()) {

@@ -194,6 +194,9 @@ struct GpuFacts {
 
 // Every .entry and .func of a PTX text, counted. ptxas's figures are left at -1 and 0.
 std::vector<Kernel> parse_ptx(std::string_view ptx);
+// What one PTX instruction does, in a few words, for an annotated listing ("shared load", "global load v4 (128-bit)",
+// "barrier", "warp shuffle"); empty for what the facts do not count.
+std::string describe_ptx(std::string_view instruction);
 // Fills registers, spills, stack and shared memory of `kernels` from `ptxas -v`'s words.
 void add_ptxas_usage(std::vector<Kernel>& kernels, std::string_view ptxas_output);
 

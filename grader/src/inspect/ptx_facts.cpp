@@ -164,6 +164,31 @@ constexpr std::size_t listing_cap = 600;  // lines of a kernel's PTX kept for th
 
 }  // namespace
 
+std::string describe_ptx(std::string_view instruction) {
+  // The instruction counted alone, as a kernel of one line; its counts say what it is.
+  PtxFunction one;
+  std::set<std::string> no_labels;
+  count_instruction(one, instruction, no_labels);
+  const Kernel& k = one.counts;
+  const auto access = [](const GlobalAccess& a) {
+    return std::string(a.v4 ? "v4" : a.v2 ? "v2" : "scalar") + " (" + std::to_string(a.widest_bits) + "-bit)";
+  };
+  if (k.shared_loads) return "shared-memory load";
+  if (k.shared_stores) return "shared-memory store";
+  if (k.global_loads.total()) return "global load, " + access(k.global_loads);
+  if (k.global_stores.total()) return "global store, " + access(k.global_stores);
+  if (k.local_loads || k.local_stores) return "local memory";
+  if (k.barriers) return "barrier";
+  if (k.shuffles) return "warp shuffle";
+  if (k.atomics) return "atomic";
+  if (k.tensor) return "tensor core";
+  if (k.tf32_conversions) return "TF32 conversion";
+  if (k.fp64) return "FP64";
+  if (k.fp32) return "FP32";
+  if (k.fp16) return "FP16";
+  return {};
+}
+
 std::vector<Kernel> parse_ptx(std::string_view ptx) {
   std::vector<PtxFunction> functions;
   PtxFunction* current = nullptr;

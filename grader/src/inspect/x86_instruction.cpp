@@ -118,11 +118,13 @@ X86Instruction decode_x86(const std::string& text) {
     }
     // An FMA of form 231 adds the product to its destination; an add whose destination is one of its sources
     // (addsd %xmm1,%xmm0 or vaddpd %ymm0,%ymm1,%ymm1) adds to it.
+    // Without the VEX 'v' (addsd %xmm1,%xmm0) the destination is always a source too.
     const bool adds_to_destination = fma ? base.find("231") != std::string_view::npos : adds;
+    const bool two_operand = m[0] != 'v';
     if (adds_to_destination && !x.destination.empty() && operands.size() >= 2)
       for (std::size_t i = 0; i + 1 < operands.size(); ++i)
         if (register_of(operands[i]) == x.destination) x.accumulates = true;
-    if (fma && adds_to_destination) x.accumulates = !x.destination.empty();
+    if ((fma || two_operand) && adds_to_destination) x.accumulates = !x.destination.empty();
   }
 
   // Memory: AT&T puts the destination last. lea computes an address and reads nothing; prefetches are hints.
@@ -189,8 +191,25 @@ CpuLoop summarise_loop(const std::vector<const X86Instruction*>& body) {
   return loop;
 }
 
+std::string describe_x86(const X86Instruction& x) {
+  std::string words;
+  const auto add = [&](const std::string& word) { words += (words.empty() ? "" : ", ") + word; };
+  if (x.fp.total() > 0) {
+    const std::string width = x.fp.scalar ? "scalar" : "packed " + std::to_string(x.fp.widest_bits()) + "-bit";
+    add(width + (x.fp.fma ? " FMA" : " FP"));
+  }
+  if (x.loads) add("load");
+  if (x.stores) add("store");
+  if (x.accumulates) add("running sum in " + x.destination);
+  if (x.is_call) add("call");
+  return words;
+}
+
 bool hotter(const CpuLoop& a, const CpuLoop& b) {
-  if (a.fp.total() != b.fp.total()) return a.fp.total() > b.fp.total();
+  // Work per pass, in 64-bit lanes: a vectorised loop and its scalar remainder both hold one FMA, and the vector
+  // one is where the time goes.
+  const auto lanes = [](const FpMix& fp) { return fp.scalar + 2 * fp.packed128 + 4 * fp.packed256 + 8 * fp.packed512; };
+  if (lanes(a.fp) != lanes(b.fp)) return lanes(a.fp) > lanes(b.fp);
   return a.instructions > b.instructions;
 }
 

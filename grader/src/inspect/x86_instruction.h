@@ -33,6 +33,10 @@ std::string normalise_operands(const std::string& operands);
 // The facts of one loop body (its instructions in address order).
 CpuLoop summarise_loop(const std::vector<const X86Instruction*>& body);
 
+// What the instruction does, in a few words, for an annotated listing: "packed 256-bit FMA, load, running sum";
+// empty for what the facts do not count (integer and address arithmetic, compares).
+std::string describe_x86(const X86Instruction& x);
+
 // Whether loop `a` is a better candidate than `b` for the hot loop: more floating-point arithmetic, then more
 // instructions.
 bool hotter(const CpuLoop& a, const CpuLoop& b);

@@ -1,0 +1,212 @@
+// test_inspect_cpu.cpp: facts of CPU code (grader/src/inspect/facts.h), read from planted sources compiled here with
+// the system g++ and fixed target flags (-mavx2 -mfma, never -march=native), so the instructions they compile to
+// do not depend on the machine: a scalar and a vectorised inner loop, one accumulator and four, a call graph with a
+// static helper, a tail call and an OpenMP region, and the code hash of identical and different functions.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "core/tool.h"
+#include "inspect/facts.h"
+#include "inspect/x86_instruction.h"
+#include "temp_dir.h"
+
+namespace fs = std::filesystem;
+using namespace grader;
+
+namespace {
+
+// Compiles `source` to an object with `flags` and reads its facts.
+CpuFacts facts_of(const TempDir& dir, const std::string& name, const std::string& source, std::vector<std::string> flags) {
+  const fs::path cpp = dir.path() / (name + ".cpp"), object = dir.path() / (name + ".o");
+  std::ofstream(cpp) << source;
+  std::vector<std::string> argv = {"g++", "-std=c++20", "-c", cpp.string(), "-o", object.string()};
+  argv.insert(argv.end(), flags.begin(), flags.end());
+  const ToolResult built = run_tool(argv, dir.path(), 120);
+  INFO(built.output);
+  REQUIRE(built.ok());
+  return read_cpu_facts({object});
+}
+
+const CpuFunction& function(const CpuFacts& facts, const std::string& name) {
+  const CpuFunction* found = facts.find_by_name(name);
+  REQUIRE_MESSAGE(found != nullptr, "no function " << name);
+  return *found;
+}
+
+const std::string dots = R"(
+double dot_one(const double* a, const double* b, long n) {
+  double s = 0;
+  for (long i = 0; i < n; ++i) s += a[i] * b[i];
+  return s;
+}
+double dot_four(const double* a, const double* b, long n) {
+  double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  long i = 0;
+  for (; i + 4 <= n; i += 4) {
+    s0 += a[i] * b[i];
+    s1 += a[i + 1] * b[i + 1];
+    s2 += a[i + 2] * b[i + 2];
+    s3 += a[i + 3] * b[i + 3];
+  }
+  for (; i < n; ++i) s0 += a[i] * b[i];
+  return (s0 + s1) + (s2 + s3);
+}
+)";
+
+}  // namespace
+
+TEST_CASE("a scalar inner loop: one accumulator, or four") {
+  TempDir dir("test-inspect-cpu");
+  // No vectoriser: the loops stay scalar, each sum one FMA into its own register.
+  const CpuFacts facts = facts_of(dir, "dots", dots, {"-O2", "-fno-tree-vectorize", "-mavx2", "-mfma", "-ffp-contract=fast"});
+
+  const CpuFunction& one = function(facts, "dot_one");
+  REQUIRE(one.hot_loop);
+  CHECK(one.hot_loop->fp.widest_bits() == 64);
+  CHECK(one.hot_loop->fp.scalar >= 1);
+  CHECK(one.hot_loop->fp.packed() == 0);
+  CHECK(one.hot_loop->fp.fma == 1);
+  CHECK(one.hot_loop->fp.fma_scalar == 1);
+  CHECK(one.hot_loop->accumulators == 1);
+  CHECK(one.hot_loop->loads_per_fma() == doctest::Approx(2.0));  // a[i] and b[i] for each FMA
+  CHECK(one.hot_loop->stores == 0);
+
+  const CpuFunction& four = function(facts, "dot_four");
+  REQUIRE(four.hot_loop);
+  CHECK(four.hot_loop->fp.widest_bits() == 64);
+  CHECK(four.hot_loop->fp.fma == 4);
+  CHECK(four.hot_loop->accumulators == 4);
+  CHECK(four.hot_loop->loads_per_fma() == doctest::Approx(2.0));
+  // Two innermost loops (the unrolled one and the remainder): the hot one is the one with more arithmetic.
+  CHECK(four.loops.size() >= 2);
+}
+
+TEST_CASE("a vectorised inner loop is packed, on ymm registers with AVX2") {
+  TempDir dir("test-inspect-cpu");
+  const std::string source = R"(
+void axpy(double* y, const double* x, double a, long n) {
+  for (long i = 0; i < n; ++i) y[i] += a * x[i];
+}
+)" + dots;
+  const CpuFacts facts = facts_of(dir, "vector", source, {"-O3", "-mavx2", "-mfma", "-ffast-math", "-fno-unroll-loops"});
+
+  const CpuFunction& axpy = function(facts, "axpy");
+  REQUIRE(axpy.hot_loop);
+  CHECK(axpy.hot_loop->fp.widest_bits() == 256);
+  CHECK(axpy.hot_loop->fp.packed256 >= 1);
+  CHECK(axpy.hot_loop->fp.fma >= 1);
+  CHECK(axpy.hot_loop->stores >= 1);
+  CHECK(axpy.hot_loop->accumulators == 0);  // y[i] is updated in memory: no running sum
+
+  // The same one-sum source, vectorised: one vector register of four partial sums.
+  const CpuFunction& one = function(facts, "dot_one");
+  REQUIRE(one.hot_loop);
+  CHECK(one.hot_loop->fp.widest_bits() == 256);
+  CHECK(one.hot_loop->fp.fma_scalar == 0);
+  CHECK(one.hot_loop->accumulators >= 1);
+}
+
+TEST_CASE("the call graph: static helpers, tail calls, taken addresses and OpenMP regions") {
+  TempDir dir("test-inspect-cpu");
+  const std::string source = R"(
+static double __attribute__((noinline)) helper(const double* a, long n) {
+  double s = 0;
+  for (long i = 0; i < n; ++i) s += a[i] * a[i];
+  return s;
+}
+double __attribute__((noinline)) best(const double* a, long n) { return helper(a, n) * 2; }
+double swapped(const double* a, long n) { return best(a, n); }
+double direct(const double* a, long n) { return helper(a, n) + 1; }
+void scale(double* y, long n) {
+#pragma omp parallel for
+  for (long i = 0; i < n; ++i) y[i] *= 2;
+}
+)";
+  const CpuFacts facts = facts_of(dir, "graph", source, {"-O2", "-fopenmp", "-fno-ipa-icf"});
+
+  const CpuFunction& swapped = function(facts, "swapped");
+  CHECK(std::find(swapped.calls.begin(), swapped.calls.end(), function(facts, "best").symbol) != swapped.calls.end());
+  CHECK_FALSE(swapped.hot_loop);  // its own code has no loop: the loop it runs lies in what it reaches
+  const auto hot = facts.hot_loop(swapped.symbol);
+  REQUIRE(hot);
+  CHECK(hot->function == function(facts, "helper").symbol);
+
+  const auto reached = facts.reachable_symbols(swapped.symbol);
+  CHECK(std::find(reached.begin(), reached.end(), function(facts, "helper").symbol) != reached.end());
+  CHECK_FALSE(function(facts, "helper").global);  // static
+
+  const CpuFunction& direct = function(facts, "direct");
+  CHECK(std::find(direct.calls.begin(), direct.calls.end(), function(facts, "helper").symbol) != direct.calls.end());
+  CHECK(std::find(direct.calls.begin(), direct.calls.end(), function(facts, "best").symbol) == direct.calls.end());
+
+  const CpuFunction& scale = function(facts, "scale");
+  CHECK(scale.openmp_regions == 1);
+  REQUIRE(scale.references.size() == 1);  // the region's outlined body, handed to GOMP_parallel
+  CHECK(scale.references[0].find("._omp_fn.") != std::string::npos);
+  CHECK(facts.reachable(scale.symbol).size() == 2);
+  CHECK(facts.hot_loop(scale.symbol).has_value());
+  CHECK(function(facts, "direct").openmp_regions == 0);
+}
+
+TEST_CASE("functions that compile to the same code have the same hash, wherever they lie") {
+  TempDir dir("test-inspect-cpu");
+  const std::string source = R"(
+double first(const double* a, long n) { double s = 0; for (long i = 0; i < n; ++i) s += a[i]; return s; }
+double other(const double* a, long n) { double s = 1; for (long i = 0; i < n; ++i) s *= a[i]; return s; }
+double second(const double* a, long n) { double s = 0; for (long i = 0; i < n; ++i) s += a[i]; return s; }
+)";
+  const CpuFacts kept = facts_of(dir, "kept", source, {"-O2", "-fno-ipa-icf"});
+  CHECK(function(kept, "first").code_hash == function(kept, "second").code_hash);
+  CHECK(function(kept, "first").code_hash != function(kept, "other").code_hash);
+  CHECK(function(kept, "first").address != function(kept, "second").address);
+
+  // With identical code folding allowed (GCC's default at -O2), the second is kept, made an alias of the first or
+  // a jump to it: in every case the facts tell the two apart from different code.
+  const CpuFacts folded = facts_of(dir, "folded", source, {"-O2"});
+  const CpuFunction* second = folded.find_by_name("second");
+  REQUIRE(second != nullptr);
+  const auto reached = folded.reachable_symbols(second->symbol);
+  const CpuFunction& first = function(folded, "first");
+  CHECK((second == &first || second->code_hash == first.code_hash ||
+         std::find(reached.begin(), reached.end(), first.symbol) != reached.end()));
+}
+
+TEST_CASE("objdump's words: prefixes, padding, loads and stores, accumulators") {
+  CHECK(decode_x86("data16 cs nopw 0x0(%rax,%rax,1)").padding);
+  const X86Instruction fma = decode_x86("vfmadd231pd (%rsi,%rax,8),%ymm1,%ymm0");
+  CHECK(fma.fp.packed256 == 1);
+  CHECK(fma.fp.fma == 1);
+  CHECK(fma.loads);
+  CHECK_FALSE(fma.stores);
+  CHECK(fma.accumulates);
+  CHECK(fma.destination == "v0");
+  const X86Instruction store = decode_x86("vmovupd %zmm0,(%rdi,%rax,1)");
+  CHECK(store.stores);
+  CHECK_FALSE(store.loads);
+  CHECK(store.fp.total() == 0);
+  const X86Instruction add = decode_x86("addsd %xmm1,%xmm0");
+  CHECK(add.fp.scalar == 1);
+  CHECK(add.accumulates);
+  CHECK_FALSE(decode_x86("vaddpd %ymm2,%ymm3,%ymm4").accumulates);  // a fresh sum, not a running one
+  CHECK(decode_x86("vpaddd %ymm2,%ymm3,%ymm3").fp.total() == 0);   // integer
+  const X86Instruction call = decode_x86("notrack call *0x8(%rax)");
+  CHECK(call.is_call);
+  CHECK(call.loads);
+  CHECK(normalise_operands("-0x39b(%rip),%rdi        # 0 <_Z3parPdl._omp_fn.0>") == "(%rip),%rdi");
+  CHECK(normalise_operands("140 <_Z8four_dotPKdS0_l+0x4>").empty());
+}
+
+TEST_CASE("names: demangled, and without their parameters") {
+  CHECK(demangle("_Z15matvec_unrolledPKdS0_Pdll") == "matvec_unrolled(double const*, double const*, double*, long, long)");
+  CHECK(plain_name("_Z15matvec_unrolledPKdS0_Pdll") == "matvec_unrolled");
+  CHECK(plain_name("matmul") == "matmul");
+  CHECK(plain_name("_Z3parPdl._omp_fn.0") == "par");
+}
+
+TEST_CASE("objdump missing or failing is an InspectError, not a crash") {
+  CHECK_THROWS_AS(read_cpu_facts({"/nonexistent/object.o"}), InspectError);
+}

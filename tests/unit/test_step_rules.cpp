@@ -73,6 +73,16 @@ TEST_CASE("a step that compiles to the same code as the best function, or an ear
     code.functions["impl_b"] = {"h-impl", {}, {}};
     CHECK(check_step_rules(two_steps(), code).size() == 1);
   }
+  SUBCASE("the first step and the best function alike: the first step keeps its points (a skeleton's start)") {
+    SubmissionCode code = honest();
+    code.functions["mm_ijk"] = code.functions["mm_best"];
+    CHECK(check_step_rules(two_steps(), code).empty());
+  }
+  SUBCASE("the best function deferring to a step (calling it) is no copy of the best function in that step") {
+    SubmissionCode code = honest();
+    code.functions["mm_best"] = {"h-best", {"mm_ikj"}, {}};
+    CHECK(check_step_rules(two_steps(), code).empty());
+  }
   SUBCASE("two steps alike: the one declared first keeps its points (a skeleton's copies of its first step)") {
     SubmissionCode code = honest();
     code.functions["mm_ikj"] = code.functions["mm_ijk"];
@@ -105,10 +115,16 @@ TEST_CASE("GPU steps: the facts of every kernel a step can launch") {
   CHECK(check_step_rules(steps, code).empty());
 
   SUBCASE("launching the best function's kernel: the same kernels") {
+    code.functions["reduce_shuffle"].launches = {"best_kernel"};
+    const auto findings = check_step_rules(steps, code);
+    REQUIRE(findings.size() == 1);
+    CHECK(findings[0].what.find("reduce_shuffle launches the same kernels as reduce_best") != std::string::npos);
+  }
+  SUBCASE("the first step launching the best function's kernel: its facts catch it") {
     code.functions["reduce_sequential"].launches = {"best_kernel"};
     const auto findings = check_step_rules(steps, code);
     REQUIRE(findings.size() == 1);
-    CHECK(findings[0].what.find("launches the same kernels as reduce_best") != std::string::npos);
+    CHECK(findings[0].variant == "sequential");
   }
   SUBCASE("a kernel that lacks a required fact") {
     code.kernels["sequential_kernel"].facts = {"barriers"};
@@ -129,6 +145,13 @@ TEST_CASE("GPU steps: the facts of every kernel a step can launch") {
     const auto findings = check_step_rules(steps, code);
     REQUIRE(findings.size() == 1);
     CHECK(findings[0].what.find("best_kernel") != std::string::npos);
+  }
+  SUBCASE("no kernel at all, where the step only forbids facts (a launch through a pointer)") {
+    steps.steps[0].requires_facts.clear();
+    code.functions["reduce_sequential"].launches.clear();
+    const auto findings = check_step_rules(steps, code);
+    REQUIRE(findings.size() == 1);
+    CHECK(findings[0].what.find("launches no kernel") != std::string::npos);
   }
   SUBCASE("no kernel at all, where the step requires facts") {
     code.functions["reduce_shuffle"].launches.clear();

@@ -32,7 +32,7 @@ std::string outside_band(const StepRule& step, const Measurement& measured, cons
   char edge[32];
   std::snprintf(edge, sizeof edge, "%gx", step.max_speedup);
   return step.function + " ran " + figures + " faster than the judge's own " + step.judge + " on the same inputs (" +
-         sizes + "), where written with the step's technique it runs at most " + edge + " faster: it is not a " +
+         sizes + "), where written with the step's technique it runs at most " + edge + " faster: it is not the " +
          step.variant + " step";
 }
 

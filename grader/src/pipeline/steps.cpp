@@ -28,11 +28,12 @@ void Grading::check_steps() {
   if (spec_.steps.empty()) return;
   progress("steps", "steps: reading what each step compiled to");
   std::vector<StepFinding> findings;
-  std::string unread;
-  if (const auto code = read_submission_code(env_, spec_, candidate_build_.student_objects, unread))
-    findings = check_step_rules(spec_.steps, *code);
+  const CodeFacts facts = read_code_facts(env_, spec_, candidate_build_.student_objects, lab_.gpu_arch);
+  if (facts.read())
+    findings = check_step_rules(spec_.steps, submission_code(facts));
   else
-    report_.warnings.push_back("the steps' code could not be read (" + unread + "): only their timing was checked");
+    report_.warnings.push_back("the steps' code could not be read (" + facts.unavailable + "): only their timing was "
+                               "checked");
 
   // The points each step still holds: a step with none (wrong, not run, or already caught) is not timed.
   auto points_at_stake = [&](const std::string& variant) {

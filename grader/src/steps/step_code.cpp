@@ -1,9 +1,6 @@
 #include "steps/step_code.h"
 
-#include <algorithm>
-
-#include "build/build.h"
-#include "inspect/facts.h"
+#include <map>
 
 namespace grader {
 
@@ -22,62 +19,51 @@ std::set<std::string> facts_of(const Kernel& kernel) {
   return facts;
 }
 
+// A kernel by its whole demangled name: a template's instances differ only in their arguments
+// ("multi_element_kernel<true>(float const*, long, float*)"), which a plain name may drop.
+std::string kernel_name(const std::string& symbol) {
+  const std::string name = demangle(symbol);
+  return name.rfind("(anonymous namespace)::", 0) == 0 ? name.substr(23) : name;
+}
+
+// A global function (the link policy left only the lab's API global) by its plain name ("matmul_ijk"), as lab.toml
+// names a step's function; every other by its symbol, since two local helpers, or two instances of one template,
+// can share a plain name.
+std::map<std::string, std::string> keys_of(const CpuFacts& host) {
+  std::map<std::string, std::string> keys;
+  for (const auto& function : host.functions) keys[function.symbol] = function.global ? plain_name(function.symbol) : function.symbol;
+  return keys;
+}
+
+std::string key_of(const std::map<std::string, std::string>& keys, const std::string& symbol) {
+  const auto found = keys.find(symbol);
+  return found != keys.end() ? found->second : symbol;  // not defined here: the C library, the CUDA runtime
+}
+
+// Calls and taken addresses alike are edges: a function handed to another by address runs as surely as one called.
+SubmissionCode host_code(const CpuFacts& host, const std::map<std::string, std::string>& keys) {
+  SubmissionCode code;
+  for (const auto& function : host.functions) {
+    FunctionCode& entry = code.functions[key_of(keys, function.symbol)];
+    entry.hash = function.code_hash;
+    for (const auto& callee : function.calls) entry.calls.insert(key_of(keys, callee));
+    for (const auto& taken : function.references) entry.calls.insert(key_of(keys, taken));
+  }
+  return code;
+}
+
 }  // namespace
 
-SubmissionCode submission_code(const CpuFacts& host) {
-  SubmissionCode code;
-  // By plain name ("matmul_ijk"), as lab.toml names a step's function; calls and taken addresses alike are edges
-  // (a function handed to another by address runs as surely as one called).
-  for (const auto& function : host.functions) {
-    FunctionCode& entry = code.functions[plain_name(function.symbol)];
-    entry.hash = function.code_hash;
-    for (const auto& callee : function.calls) entry.calls.insert(plain_name(callee));
-    for (const auto& taken : function.references) entry.calls.insert(plain_name(taken));
-  }
-  return code;
-}
-
-SubmissionCode submission_code(const GpuFacts& gpu) {
-  SubmissionCode code = submission_code(gpu.host);
-  for (const auto& kernel : gpu.kernels) code.kernels[plain_name(kernel.symbol)].facts = facts_of(kernel);
+SubmissionCode submission_code(const CodeFacts& facts) {
+  const auto keys = keys_of(facts.cpu);
+  SubmissionCode code = host_code(facts.cpu, keys);
+  if (!facts.cuda) return code;
+  const GpuFacts gpu = facts.gpu();
+  for (const auto& kernel : gpu.kernels) code.kernels[kernel_name(kernel.symbol)].facts = facts_of(kernel);
   for (const auto& function : gpu.host.functions)
     for (const Kernel* kernel : gpu.launched_by(function.symbol))
-      code.functions[plain_name(function.symbol)].launches.insert(plain_name(kernel->symbol));
+      code.functions[key_of(keys, function.symbol)].launches.insert(kernel_name(kernel->symbol));
   return code;
-}
-
-}  // namespace grader
-
-namespace grader {
-
-std::optional<SubmissionCode> read_submission_code(const Environment& env, const LabSpec& spec,
-                                                   const std::vector<std::filesystem::path>& objects,
-                                                   std::string& why_not) {
-  try {
-    if (!spec.gpu) return submission_code(read_cpu_facts(objects));
-    // The PTX nvcc kept beside each object (build/build.cpp); ptxas sits beside nvcc.
-    std::vector<std::filesystem::path> ptx;
-    for (const auto& object : objects) {
-      std::error_code ec;
-      for (const auto& entry : std::filesystem::directory_iterator(object.parent_path(), ec))
-        if (entry.path().extension() == ".ptx" &&
-            std::find(ptx.begin(), ptx.end(), entry.path()) == ptx.end())
-          ptx.push_back(entry.path());
-    }
-    if (ptx.empty()) {
-      why_not = "the build kept no PTX of the submission";
-      return std::nullopt;
-    }
-    if (!env.nvcc) {
-      why_not = "no CUDA toolkit";
-      return std::nullopt;
-    }
-    const std::string ptxas = (std::filesystem::path(*env.nvcc).parent_path() / "ptxas").string();
-    return submission_code(read_gpu_facts(ptx, objects, detect_gpu_arch().empty() ? "sm_90" : detect_gpu_arch(), ptxas));
-  } catch (const InspectError& error) {
-    why_not = error.what();
-    return std::nullopt;
-  }
 }
 
 }  // namespace grader

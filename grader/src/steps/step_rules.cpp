@@ -66,10 +66,12 @@ std::string broken_rule(const StepRule& step, const StepsSpec& steps, const Subm
       return step.function + " calls " + other + " (directly, through helpers, or because the compiler merged two "
              "functions that compiled to the same code): a step must run its own code, not another graded function's";
 
-  // The same code as the best function, or as a step declared before this one: of two steps with the same code
-  // only one can be what it says, and the first declared keeps its points (a skeleton's functions start as copies
-  // of its first step, which it is).
-  std::vector<std::string> earlier{steps.best};
+  // The same code as the best function, or as a step declared before this one: of two functions with the same code
+  // only one can be what it says, and the earlier keeps its points, in the order first step, best function, the
+  // other steps. A skeleton's functions, its best one included, start as copies of its first step, which it is; a
+  // first step that is the best function's code instead is caught by its facts or its timing band.
+  std::vector<std::string> earlier;
+  if (&step != &steps.steps.front()) earlier.push_back(steps.best);
   for (const auto& other : steps.steps) {
     if (other.function == step.function) break;
     earlier.push_back(other.function);
@@ -79,12 +81,22 @@ std::string broken_rule(const StepRule& step, const StepsSpec& steps, const Subm
   for (const auto& other : earlier) {
     if (code.functions.count(other) == 0) continue;
     const std::set<std::string> other_reached = reached_from(other, code);
+    // The best function calling this step is the best function deferring to it (a skeleton's starting point, or a
+    // student's best order that is their ikj): their code is the same because it is this step's.
+    if (other_reached.count(step.function) != 0) continue;
     if (own_kernels.empty() && code_of(other_reached, code) == own_code)
       return step.function + " compiles to the same code as " + other + ": a step must be written with its own technique "
              "(where " + other + " is meant to run this step, let it call " + step.function + " rather than repeat it)";
     if (!own_kernels.empty() && kernels_of(other_reached, code) == own_kernels)
       return step.function + " launches the same kernels as " + other + " (" + listed(own_kernels) + ")";
   }
+
+  // In GPU code (kernels were read) every step launches kernels of its own: one that launches none the grader can
+  // find (a launch through a function pointer, another graded function called the same way) shows nothing of its
+  // step, and its facts could not be checked.
+  if (!code.kernels.empty() && own_kernels.empty())
+    return step.function + " launches no kernel the grader can find (a GPU step launches its own kernels, directly "
+           "or through helpers it calls)";
 
   // Facts, over every kernel the step can launch.
   std::vector<std::string> forbidden = step.forbids_facts;

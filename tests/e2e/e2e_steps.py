@@ -23,7 +23,9 @@ STEPS_EXPECTED = {
     "lab4/blocked_calls_register": (False, ["blocked"], r"calls matmul_register_blocked"),
     "lab4/blocked_is_register_copy": (True, ["blocked"], r"faster than the judge's own cache_blocked"),
     "lab8/forwards_to_best": (False, ["interleaved_divergent", "interleaved", "sequential", "first_add",
-                                      "unroll_last_warp", "warp_shuffle", "atomic"], r"calls reduce_multi_element"),
+                                      "unroll_last_warp", "warp_shuffle", "atomic"],
+                              # nvcc's host compiler inlines the call: what is left is 07's kernel in each version
+                              r"calls reduce_multi_element|same kernels as reduce_multi_element|warp shuffles"),
     "lab8/launches_best_kernel": (False, ["sequential", "warp_shuffle"], r"same kernels|shuffles"),
 }
 

@@ -1,7 +1,9 @@
 // Threat (issue 34): versions 01 to 06 and 08 call version 07 (grid-stride loop, float4 loads, one wave). Before
 // [steps] this scored 75/75 on an H200: the speedup items of 03, 04 and 06 earned by the best kernel. The rest is
-// the reference. Expected (tests/e2e/e2e_steps.py, with or without a GPU): every version but 07 not_this_step
-// ("reduce_sequential calls reduce_multi_element"), from the host code's call graph; no timing needed.
+// the reference. Expected (tests/e2e/e2e_steps.py, with or without a GPU): every version but 07 not_this_step, from
+// the host code and the kernels' PTX; no timing needed. nvcc's host compiler inlines each call, so what is seen is
+// 07's kernel launched by each version ("launches the same kernels as reduce_multi_element"; for 01, the first
+// version, which keeps its points against a best function that starts as its copy: "uses warp shuffles").
 // reductions.cu (reference): lab 8's hidden solution. Never shipped to students.
 //
 // The classic sequence of parallel sums, one section per version, in course order. Every section opens with

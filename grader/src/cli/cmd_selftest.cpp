@@ -316,6 +316,9 @@ void run_selftest(const SelftestCommand& command) {
         for (const auto& line : mutant.failed) failed += (failed.empty() ? "" : "; ") + line;
         std::printf("    mutant %s: caught (%s)\n", mutant.name.c_str(), failed.c_str());
       }
+    if (v.substitution.checked)
+      std::printf("    substitution (the best function in every step): %.1f/%.0f, %zu of %zu steps caught\n",
+                  v.substitution.score, v.substitution.max_score, v.substitution.caught.size(), v.substitution.steps);
     for (const auto& caught : v.substitution.caught) std::printf("    best substituted into step %s\n", caught.c_str());
     for (const auto& p : v.problems) std::printf("    problem: %s\n", p.c_str());
     for (const auto& w : v.warnings) std::printf("    warning: %s\n", w.c_str());

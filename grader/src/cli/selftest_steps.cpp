@@ -111,6 +111,7 @@ SubstitutionVerdict check_substitution(const Environment& env, const LabSpec& sp
     verdict.problems.push_back("the substituted reference did not run: " + std::string(info(report.verdict).label) + ": " +
                                report.verdict_details);
   verdict.checked = report.verdict == Verdict::passed || report.verdict == Verdict::not_run;
+  verdict.steps = spec.steps.steps.size();
   verdict.score = report.score;
   verdict.max_score = report.max_score;
   for (const auto& line : uncaught) verdict.problems.push_back("the best function substituted into step " + line);
@@ -120,7 +121,7 @@ SubstitutionVerdict check_substitution(const Environment& env, const LabSpec& sp
 
 nlohmann::json to_json(const SubstitutionVerdict& verdict) {
   return {{"checked", verdict.checked}, {"caught", verdict.caught}, {"problems", verdict.problems},
-          {"score", verdict.score}, {"max_score", verdict.max_score}};
+          {"score", verdict.score}, {"max_score", verdict.max_score}, {"steps", verdict.steps}};
 }
 
 }  // namespace grader

@@ -20,6 +20,7 @@ struct SubstitutionVerdict {
   std::vector<std::string> caught;    // "ijk: matmul_ijk calls matmul_best ..."
   std::vector<std::string> problems;  // each step that kept points, or why the substitution could not be graded
   double score = 0, max_score = 0;    // the substituted reference's
+  std::size_t steps = 0;              // the lab's steps, each of which must be caught
 };
 
 // `options`: selftest's (hidden cases included); the submission is set here.

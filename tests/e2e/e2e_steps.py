@@ -7,7 +7,8 @@ CHECKS by checks(e2e), like e2e_fresh.py.
                         --quick, since the structure and the kernels' facts need no timing (nor a GPU: a GPU lab
                         graded here is built, its facts read, and not run, exit 5).
     steps-honest LAB/DIR  grades an honest submission (reference/LAB, bench/mid_tier/LAB, relative to the root) in
-                        full: no step is caught, and, for a reference, nothing short of full marks is a step's.
+                        full: no step is caught, and, for a reference, nothing short of full marks is a step's. A
+                        GPU lab without a GPU is built and its steps' facts read, not run.
     steps-gpu NAME      on a GPU (skipped without one): lab 8's reference graded in full keeps full marks, and
                         tests/submissions/lab8/NAME graded in full loses the steps STEPS_EXPECTED names.
 """

@@ -88,7 +88,7 @@ def check_steps_honest(e2e, grader, args):
     lab = args.name.split("/")[-1].split("-")[0]
     run, report = grade(e2e, grader, args, lab, os.path.join(args.root, args.name), timed=True)
     check_steps_caught(e2e, report, args.root, lab, [], r".")
-    if args.name.startswith("reference/"):
+    if args.name.startswith("reference/") and report["status"] != "not_run":  # not_run: a GPU lab, no GPU here
         e2e.check(report["score"] == report["max_score"] or all(
             t["status"] in ("passed", "below_threshold") for t in report["tests"]),
             "the reference lost points other than to timing: %r of %r" % (report["score"], report["max_score"]))

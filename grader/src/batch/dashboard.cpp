@@ -130,6 +130,39 @@ std::string common_failures(const std::vector<json>& reports) {
          ranked(by_status) + "<tr><th>students</th><th>item: verdict</th></tr>\n" + ranked(by_item) + "</table></div>\n";
 }
 
+// Per timed item, how the class's code compiled (report.h, CodeLook): how many students' hot loops were scalar or
+// on xmm, ymm, zmm registers; in a CUDA lab, the widest global load their kernels issue. Read from each report's
+// `look`, so a dashboard regenerated from older reports simply has no such rows.
+std::string class_facts(const std::vector<json>& reports) {
+  std::string rows;
+  std::vector<std::string> items;
+  std::map<std::pair<std::string, std::string>, std::map<std::string, int>> counts;  // (item, fact label) -> value -> students
+  for (const auto& r : reports)
+    for (const auto& t : r.value("tests", json::array())) {
+      const json& look = t.value("look", json::object());
+      const std::string item = t.value("name", "");
+      for (const auto& fact : look.value("facts", json::array())) {
+        const std::string key = fact.value("key", "");
+        if (key != "vector_bits" && key != "global_load_bits") continue;
+        if (std::find(items.begin(), items.end(), item) == items.end()) items.push_back(item);
+        const std::string yours = fact.value("yours", "");
+        ++counts[{item, fact.value("label", key)}][yours.empty() ? "not read" : yours];
+      }
+    }
+  for (const auto& item : items)
+    for (const auto& [what, values] : counts) {
+      if (what.first != item) continue;
+      std::string spread;
+      for (const auto& [value, students] : values)
+        spread += (spread.empty() ? "" : ", ") + escape(value) + ": " + std::to_string(students);
+      rows += "<tr data-item=\"" + escape(item) + "\"><td>" + escape(item) + "</td><td>" + escape(what.second) + "</td><td>" +
+              spread + "</td></tr>\n";
+    }
+  if (rows.empty()) return "<p class=\"meta\">No report of this class carries what its code compiled to.</p>\n";
+  return "<div class=\"scroll\"><table id=\"class-facts\"><tr><th>item</th><th>fact</th><th>students</th></tr>\n" + rows +
+         "</table></div>\n";
+}
+
 std::string student_table(const std::vector<json>& reports) {
   std::string rows;
   for (const auto& r : reports) {
@@ -161,6 +194,7 @@ std::string class_dashboard_html(const LabSpec& spec, const std::vector<json>& r
   body += "<h2>Scores</h2>\n" + histogram(reports);
   body += "<h2>Points per item</h2>\n" + item_spread(spec, reports);
   body += "<h2>The class on this machine's roofline</h2>\n" + class_roofline(spec, reports, reference);
+  body += "<h2>What the class's code does</h2>\n" + class_facts(reports);
   body += "<h2>Most common failures</h2>\n" + common_failures(reports);
   body += "<h2>Students</h2>\n" + student_table(reports);
   return html::page(spec.name() + " class dashboard", body);

@@ -210,6 +210,7 @@ void Grading::run() {
   }
 
   if (build_everything()) {
+    inspect_code();
     // Only a submission that built is timed: one that did not never waits for a calibration it cannot use.
     const bool missing = !calibration_ || (spec_.gpu && !calibration_->gpu && !detect_gpu_arch().empty());
     if (missing && needs_calibration(spec_) && !options_.quick) {
@@ -254,6 +255,7 @@ void Grading::run() {
       timing_turn_.reset();
       warn_if_busy(disturbed_items_);
     }
+    attach_facts();
   } else {
     for (auto& test : report_.tests) {
       test.verdict = report_.verdict;

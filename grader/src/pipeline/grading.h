@@ -4,6 +4,7 @@
 //   correctness.cpp    stage 5-6 for correctness items: every case, every variant, against the judge
 //   performance.cpp    stages 7-8 for performance items: measure/measure_item.h, then score/score_item.h
 //   grading_helpers.cpp  parameters, seeds of items, tolerances, formatting
+//   inspect_stage.cpp  what the code compiled to (inspect/code_facts.h), in the report and its hints
 #pragma once
 
 #include <chrono>
@@ -19,6 +20,7 @@
 #include "calibrate/calibration.h"
 #include "core/environment.h"
 #include "data/manifest.h"
+#include "inspect/code_facts.h"
 #include "measure/foreign_load.h"
 #include "pipeline/grade.h"
 #include "pipeline/stage_clock.h"
@@ -87,6 +89,10 @@ class Grading {
   // (pipeline/performance.cpp), and load that remains is named in the report, once, with the items it touched.
   void warn_if_busy(const std::vector<std::string>& disturbed_items);
   bool build_everything();
+  // The inspect stage (pipeline/inspect_stage.cpp): what the submission's and the reference's code compiled to,
+  // read after the build; then, after the items were graded, each timed item's facts and the hint they choose.
+  void inspect_code();
+  void attach_facts();
   bool build_sanitized();
   // The submission compiled with item_flags and the --sanitize instrumentation, linked as workdir/<name>-sanitized.
   CandidateBuild sanitized_build(const std::vector<std::string>& item_flags, const std::string& name);
@@ -162,6 +168,7 @@ class Grading {
   LabBuild lab_;
   std::vector<fs::path> staged_sources_;
   CandidateBuild candidate_build_;
+  CodeFacts facts_, reference_facts_;
   std::map<std::vector<std::string>, FlagBuild> flag_builds_;
   std::unique_ptr<Worker> candidate_;  // the timed items' candidate: a fresh one for every measurement
   using VariantKey = std::pair<std::vector<std::string>, std::string>;  // build flags, variant

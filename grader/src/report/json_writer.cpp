@@ -14,6 +14,21 @@ using json = nlohmann::json;
 double finite_or_zero(double value) { return std::isfinite(value) ? value : 0.0; }
 
 // In the order the stages first ran (a JSON object would sort them by name).
+// "what your code does" (report.h, CodeLook): a fact's value is null where it could not be read.
+json look_json(const CodeLook& look) {
+  json facts = json::array();
+  const auto value = [](const std::optional<double>& v) { return v ? json(finite_or_zero(*v)) : json(nullptr); };
+  for (const auto& row : look.facts)
+    facts.push_back({{"key", row.key},
+                     {"label", row.label},
+                     {"yours", row.yours},
+                     {"reference", row.reference},
+                     {"yours_value", value(row.yours_value)},
+                     {"reference_value", value(row.reference_value)}});
+  return {{"function", look.function}, {"kernels", look.kernels},       {"facts", facts},
+          {"listing_title", look.listing_title}, {"listing", look.listing}, {"note", look.note}};
+}
+
 json stage_seconds(const Report& report) {
   json stages = json::array();
   for (const auto& [stage, seconds] : report.stage_seconds) stages.push_back({{"stage", stage}, {"seconds", finite_or_zero(seconds)}});
@@ -90,6 +105,7 @@ json to_json(const Report& report) {
                                             {"compute_reached", m.compute_reached}}}};
     }
     if (test.kind == TestKind::performance) entry["next_step"] = test.next_step;
+    if (test.look) entry["look"] = look_json(*test.look);
     tests.push_back(entry);
   }
   const MachineInfo& mi = report.machine;
@@ -132,6 +148,7 @@ json to_json(const Report& report) {
           {"machine", machine},
           {"wall_seconds", report.wall_seconds},
           {"stage_seconds", stage_seconds(report)},
+          {"facts_unavailable", report.facts_unavailable},
           {"sanitizer", report.sanitizer_tool.empty() ? json(nullptr)
                                                       : json{{"tool", report.sanitizer_tool}, {"program", report.sanitizer_program},
                                                              {"errors", report.sanitizer_errors},
@@ -151,6 +168,14 @@ json to_gradescope(const Report& report) {
     for (const auto& c : test.cases)
       if (c.verdict != Verdict::passed && c.visibility == Visibility::visible)
         output += "\n  " + c.name + " [" + c.variant + "]: " + std::string(info(c.verdict).label) + ": " + c.details;
+    if (test.look) {
+      output += "\nwhat your code does" + (test.look->function.empty() ? std::string() : " (" + test.look->function + ")") +
+                ": yours / reference";
+      for (const auto& row : test.look->facts)
+        if (worth_showing(row))
+          output += "\n  " + row.label + ": " + (row.yours.empty() ? "-" : row.yours) + " / " +
+                    (row.reference.empty() ? "-" : row.reference);
+    }
     if (!test.next_step.empty()) output += "\nnext step: " + test.next_step;
     const bool ok = test.verdict == Verdict::passed;
     json tags = {std::string(to_string(test.kind)), std::string(to_string(test.verdict))};

@@ -68,6 +68,29 @@ struct Measurement {
   bool outside_checked = false;
 };
 
+// One fact of "what your code does" (inspect/fact_list.h): the submission's value beside the reference's.
+struct FactRow {
+  std::string key;     // "vector_bits"
+  std::string label;   // "vector width of the hot loop"
+  std::string yours;   // "ymm (256-bit)"; empty where it could not be read
+  std::string reference;  // empty where the reference's facts are not at hand
+  std::optional<double> yours_value, reference_value;
+};
+
+// What the timed variant's code compiled to (inspect/code_facts.h), beside the reference's.
+struct CodeLook {
+  std::string function;            // the interface function read: "matvec_unrolled"
+  std::vector<std::string> kernels;  // CUDA: the kernels it can launch, demangled
+  std::vector<FactRow> facts;
+  std::string listing_title;       // "hot loop of matvec_unrolled (x86-64)", "PTX of gemv_warp_kernel"
+  std::vector<std::string> listing;  // its instructions, one a line
+  std::string note;                // why a part is missing ("the reference's facts: ...")
+};
+
+// Whether a report lists the row: not where the submission and the reference both read 0 (no tensor cores in
+// either), which says nothing a student needs.
+bool worth_showing(const FactRow& row);
+
 struct TestResult {
   std::string name;
   TestKind kind = TestKind::correctness;
@@ -79,6 +102,7 @@ struct TestResult {
   std::vector<CaseResult> cases;           // correctness items
   std::optional<Measurement> measurement;  // performance items that were timed
   std::string next_step;  // the lab's hint for where this timed result sits; empty when none applies
+  std::optional<CodeLook> look = std::nullopt;  // performance items whose variant's code was read
 };
 
 struct MachineInfo {
@@ -120,6 +144,8 @@ struct Report {
   int sanitizer_errors = -1;     // from its ERROR SUMMARY; -1 when it printed none
   std::string sanitizer_output;  // what it printed, capped
   std::string candidate_output;  // the start of what the submission printed to stdout and stderr
+  // Why the submission's compiled code could not be read (inspect/code_facts.h); empty when it was or was not tried.
+  std::string facts_unavailable;
 
   bool all_passed() const;  // every test passed or was below_threshold, and nothing else went wrong
 };

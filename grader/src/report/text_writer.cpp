@@ -55,6 +55,30 @@ std::size_t name_width(const Report& report, TestKind kind, std::size_t least) {
   return width;
 }
 
+// "what your code does": the timed variant's facts beside the reference's (inspect/look.h), under its item.
+void write_look(std::ostringstream& out, const Style& style, const CodeLook& look) {
+  std::string what = look.function.empty() ? "" : " (" + look.function;
+  if (!look.kernels.empty()) {
+    what += " -> ";
+    for (std::size_t i = 0; i < look.kernels.size(); ++i) what += (i ? ", " : "") + look.kernels[i];
+  }
+  if (!what.empty()) what += ")";
+  out << "        " << style.bold("what your code does") << what << "\n";
+  std::size_t label_width = 30;
+  for (const auto& row : look.facts) label_width = std::max(label_width, row.label.size() + 2);
+  bool header = false;
+  for (const auto& row : look.facts) {
+    if (!worth_showing(row)) continue;
+    if (!header) {
+      out << "          " << pad("", label_width) << pad("yours", 18) << style.dim("reference") << "\n";
+      header = true;
+    }
+    out << "          " << pad(row.label, label_width) << pad(row.yours.empty() ? "-" : row.yours, 18)
+        << style.dim(row.reference.empty() ? "-" : row.reference) << "\n";
+  }
+  if (!look.note.empty()) out << "          " << style.dim(look.note) << "\n";
+}
+
 std::string marker(const Style& style, Verdict verdict) {
   switch (verdict) {
     case Verdict::passed: return style.good("PASS");
@@ -156,8 +180,11 @@ std::string render_text(const Report& report, bool colour) {
         if (me.within_noise) out << "        " << style.warn("within noise") << " (the details below say which rule scored it)\n";
       }
       if (!test.details.empty()) out << "        " << test.details << "\n";
+      if (test.look) write_look(out, style, *test.look);
       if (!test.next_step.empty()) out << "        " << style.bold("next step: ") << test.next_step << "\n";
     }
+    if (!report.facts_unavailable.empty())
+      out << "  " << style.dim("what your code does is not shown: " + report.facts_unavailable) << "\n";
   }
 
   if (!report.candidate_output.empty() && report.sanitizer_tool.empty()) {

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "spec/condition.h"
 #include "spec/expr.h"
 #include "spec/steps_spec.h"
 
@@ -102,10 +103,12 @@ struct Tier {
 };
 
 // A next step for a student whose timed result sits below `below` on the figure `of` (the speedup, or the fraction
-// of the roofline): the report shows the first hint, in file order, whose `below` the result has not reached.
+// of the roofline), and whose code shows what `when` says (conditions on facts and counters, inspect/fact_list.h):
+// the report shows the first hint, in file order, that applies. A hint has a `below`, a `when`, or both.
 struct Hint {
   Metric of = Metric::speedup;  // the item's own metric unless the hint names the other
-  Expr below;
+  std::optional<Expr> below;
+  std::vector<Condition> when;  // all must hold; one naming a fact that was not read does not
   std::string text;
   SourcePosition where;
 };
@@ -148,7 +151,7 @@ struct PerformanceItem {
   // ones. An expression over params and `threads`, e.g. "nthreads".
   Expr cpu_threads = Expr::constant(1);
   std::vector<Tier> tiers;           // ascending `at`
-  std::vector<Hint> hints;           // in file order; the first whose `below` is not reached applies
+  std::vector<Hint> hints;           // in file order; the first that applies is shown
   std::vector<std::string> requires_items;  // correctness items that must pass; empty: every item with this variant
   Visibility visibility = Visibility::visible;
   std::optional<Tolerance> tolerance;  // for the check of the timed call's outputs

@@ -96,6 +96,7 @@ const std::vector<std::string>& known_spec_keys() {
       "performance[].hints[].below",
       "performance[].hints[].of",
       "performance[].hints[].text",
+      "performance[].hints[].when",
       "performance[].requires",
       "performance[].visibility",
       "performance[].tolerance",

@@ -55,6 +55,7 @@ class SpecField {
   [[noreturn]] void fail_at_key(const std::string& message) const;
 
   bool is_float() const { return node_->is_floating_point(); }  // a TOML float literal: 0.5, 1e3
+  bool is_array() const { return node_->is_array(); }
   std::string as_string() const;
   std::string as_nonempty_string() const;
   bool as_bool() const;

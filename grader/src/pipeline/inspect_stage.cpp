@@ -1,0 +1,49 @@
+// inspect_stage.cpp: the inspect stage for grade.cpp's pipeline (docs/design.md, "Steps, facts and counters"). After
+// the build, the submission's objects are read (inspect/code_facts.h), and the reference's from the cache; after
+// grading, every performance item gets its variant's facts beside the reference's, and a hint chosen from them.
+// Facts never change a score here: a tool that is missing leaves the report saying so, and grading goes on.
+#include "inspect/fact_list.h"
+#include "inspect/look.h"
+#include "pipeline/grading.h"
+#include "score/next_step.h"
+
+namespace grader::pipeline {
+
+void Grading::inspect_code() {
+  progress("inspect", "reading what the compiled code does");
+  facts_ = read_code_facts(env_, spec_, candidate_build_.student_objects, lab_.gpu_arch);
+  if (!facts_.read()) {
+    report_.facts_unavailable = facts_.unavailable;
+    return;
+  }
+  reference_facts_ = reference_code_facts(env_, spec_, lab_);
+}
+
+void Grading::attach_facts() {
+  if (!facts_.read()) return;
+  std::size_t index = spec_.correctness.size();
+  for (const auto& item : spec_.performance) {
+    if (item.visibility != Visibility::visible && !options_.include_hidden) continue;
+    TestResult& test = report_.tests[index++];
+    if (!selected(item.name)) continue;  // --only left it out
+    const std::optional<VariantFacts> yours = variant_facts(facts_, item.variant);
+    const std::optional<VariantFacts> reference = variant_facts(reference_facts_, item.variant);
+    std::string note;
+    if (!yours) note = "no function of the submission could be told apart as variant '" + item.variant + "'";
+    else if (!reference_facts_.read()) note = "the reference's facts: " + reference_facts_.unavailable;
+    test.look = make_look(yours, reference, note);
+
+    // The hint is chosen again with the facts in scope: a hint's `when` reads them, and `reference_<fact>` the
+    // reference's. Where the item was timed, or could not be (no GPU here), but not where it failed.
+    const bool timed = test.measurement.has_value();
+    if (!timed && report_.verdict != Verdict::not_run) continue;
+    Variables scope = scope_of(item);
+    if (yours)
+      for (const auto& [name, value] : fact_variables(*yours)) scope[name] = value;
+    if (reference)
+      for (const auto& [name, value] : fact_variables(*reference)) scope[std::string(reference_prefix) + name] = value;
+    test.next_step = next_step(item, scope, timed ? &*test.measurement : nullptr);
+  }
+}
+
+}  // namespace grader::pipeline

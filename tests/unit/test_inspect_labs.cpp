@@ -1,0 +1,96 @@
+// test_inspect_labs.cpp: facts of every lab's reference and skeleton (grader/src/inspect/code_facts.h), compiled here
+// with each lab's own flags. Every timed item's variant must be found in both trees (the report and the step rules
+// read nothing otherwise), a CUDA variant must launch a kernel, and where the lab's lesson is a fact the reference
+// must show it and the skeleton must not. The table of key facts is printed: `test_inspect_labs -s` shows it.
+// CUDA labs are read where nvcc is (their part is skipped, and said so, elsewhere).
+#include <doctest/doctest.h>
+
+#include <iostream>
+#include <map>
+#include <set>
+
+#include "core/environment.h"
+#include "core/tool.h"
+#include "inspect/code_facts.h"
+#include "inspect/fact_list.h"
+#include "spec/lab_spec.h"
+#include "temp_dir.h"
+
+namespace fs = std::filesystem;
+using namespace grader;
+
+namespace {
+
+const fs::path root = fs::path(TESTS_DIR) / "..";
+
+// The tree's student files compiled as the grader compiles them (the lab's flags, its headers and the lab kit's),
+// nvcc keeping the PTX; then read.
+CodeFacts facts_of_tree(const Environment& env, const LabSpec& spec, const fs::path& tree, const fs::path& out) {
+  fs::create_directories(out);
+  std::vector<fs::path> objects;
+  for (const auto& name : spec.build.student_files) {
+    const fs::path source = tree / name, object = out / (name + ".o");
+    const bool cuda = source.extension() == ".cu";
+    std::vector<std::string> argv = cuda ? std::vector<std::string>{*env.nvcc, "-std=c++20", "-arch=sm_90", "--keep", "--keep-dir", out.string()}
+                                         : std::vector<std::string>{env.cxx, "-std=c++20"};
+    argv.insert(argv.end(), spec.build.flags.begin(), spec.build.flags.end());
+    argv.insert(argv.end(), {"-I" + spec.dir.string(), "-I" + env.labkit_include().string(), "-c", source.string(), "-o", object.string()});
+    const ToolResult built = run_tool(argv, out, 600);
+    INFO(built.output);
+    REQUIRE_MESSAGE(built.ok(), tree.string() << "/" << name << " does not compile");
+    objects.push_back(object);
+  }
+  return read_code_facts(env, spec, objects, "sm_90");
+}
+
+std::string shown(const Variables& facts, const std::string& key) {
+  const auto found = facts.find(key);
+  return found == facts.end() ? "-" : format_fact(*find_fact(key), found->second);
+}
+
+}  // namespace
+
+TEST_CASE("every lab's reference and skeleton: each timed variant's facts") {
+  const Environment env = discover_environment(root);
+  TempDir dir("test-inspect-labs");
+  std::vector<std::string> skipped;
+  for (const auto& entry : fs::directory_iterator(root / "labs")) {
+    const LabSpec spec = load_lab_spec(entry.path());
+    if (spec.build.language == "cuda" && !env.nvcc) {
+      skipped.push_back(spec.id);
+      continue;
+    }
+    CAPTURE(spec.id);
+    const CodeFacts reference = facts_of_tree(env, spec, root / "reference" / spec.name(), dir.path() / spec.id / "reference");
+    const CodeFacts skeleton = facts_of_tree(env, spec, root / "skeletons" / spec.name(), dir.path() / spec.id / "skeleton");
+    REQUIRE_MESSAGE(reference.read(), reference.unavailable);
+    REQUIRE_MESSAGE(skeleton.read(), skeleton.unavailable);
+    std::cout << "\n" << spec.name() << " (read in " << reference.seconds << " s and " << skeleton.seconds << " s)\n";
+    std::set<std::string> variants;
+    for (const auto& item : spec.performance) variants.insert(item.variant);
+    for (const auto& variant : variants) {
+      CAPTURE(variant);
+      const auto theirs = variant_facts(reference, variant);
+      const auto yours = variant_facts(skeleton, variant);
+      REQUIRE_MESSAGE(theirs.has_value(), "the reference's function for variant '" << variant << "' is not found");
+      REQUIRE_MESSAGE(yours.has_value(), "the skeleton's function for variant '" << variant << "' is not found");
+      CHECK(theirs->function == yours->function);  // the same interface function in both trees
+      if (reference.cuda) CHECK_FALSE(theirs->kernels.empty());
+      const Variables r = fact_variables(*theirs), s = fact_variables(*yours);
+      std::cout << "  " << variant << " (" << plain_name(theirs->function) << ")\n";
+      for (const auto& fact : fact_definitions()) {
+        const std::string key(fact.key);
+        if (!r.count(key) && !s.count(key)) continue;
+        if ((!r.count(key) || r.at(key) == 0) && (!s.count(key) || s.at(key) == 0)) continue;
+        std::cout << "    " << key << std::string(key.size() < 24 ? 24 - key.size() : 1, ' ') << "reference " << shown(r, key)
+                  << std::string(shown(r, key).size() < 16 ? 16 - shown(r, key).size() : 1, ' ') << "skeleton " << shown(s, key)
+                  << "\n";
+      }
+    }
+  }
+  if (!skipped.empty()) {
+    std::string list;
+    for (const auto& id : skipped) list += " " + id;
+    MESSAGE("CUDA labs not read (no nvcc here):" << list);
+  }
+}

@@ -1,7 +1,8 @@
 // steps.cpp: lab.toml [steps] in a grading (docs/design.md, "Steps"). Once every item is graded, each step is held to
-// its rules: what its function compiled to (steps/step_rules.h, read by inspect/ through steps/step_code.h), then,
-// for a step still standing that has points to lose, its time against the judge's own version of the step
-// (measure/step_band.h). A step that breaks a rule loses every item that grades it (steps/step_verdicts.h).
+// its rules: what its function compiled to (steps/step_rules.h, from the inspect stage's facts through
+// steps/step_code.h), then, for a step still standing that has points to lose, its time against the judge's own
+// version of the step (measure/step_band.h). A step that breaks a rule loses every item that grades it
+// (steps/step_verdicts.h).
 #include <algorithm>
 
 #include "measure/measure_item.h"
@@ -28,7 +29,11 @@ void Grading::check_steps() {
   if (spec_.steps.empty()) return;
   progress("steps", "steps: reading what each step compiled to");
   std::vector<StepFinding> findings;
-  const CodeFacts facts = read_code_facts(env_, spec_, candidate_build_.student_objects, lab_.gpu_arch);
+  // The inspect stage read the submission's objects once, after the build (pipeline/inspect_stage.cpp); the steps'
+  // rules need them whatever that stage was asked to show.
+  CodeFacts read_here;
+  if (!facts_.read()) read_here = read_code_facts(env_, spec_, candidate_build_.student_objects, lab_.gpu_arch);
+  const CodeFacts& facts = facts_.read() ? facts_ : read_here;
   if (facts.read())
     findings = check_step_rules(spec_.steps, submission_code(facts));
   else

@@ -1,9 +1,11 @@
 // loop_order.cpp: your solution to lab 2 (the six loop orders of matrix multiply). The handout is
 // labs/lab2-loop-order/README.md; the rules every function must follow are in loop_order.h.
 //
-// As given, all six functions are the same i-j-k loop nest: correct (C += A B), so they pass the
-// correctness tests, and slow, so matmul_best earns no performance points. Your job is to make each
-// function run its own loop order, measure the six, and point matmul_best at the fastest.
+// As given, all six functions are the same i-j-k loop nest: correct (C += A B), and slow, so matmul_best earns
+// no performance points. The grader checks that each order is the order its name says (lab.toml [steps]): until
+// you write them, the five copies of i-j-k earn nothing (verdict not_this_step), nor does an order that calls
+// matmul_best. Your job is to make each function run its own loop order, measure the six, and point matmul_best
+// at the fastest (matmul_best may call it).
 // Run `grader lab2 --quick` to check correctness, `grader lab2` for the full report with timings.
 #include "loop_order.h"
 

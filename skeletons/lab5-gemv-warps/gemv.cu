@@ -2,9 +2,10 @@
 // is labs/lab5-gemv-warps/README.md; the rules every function must follow are in gemv.h.
 //
 // As given, gemv_thread_per_row is the course's first kernel (correct, and slow on most shapes), and the other
-// three functions call a placeholder that is correct but runs on a single block: one SM out of 132. They pass
-// the correctness tests and earn no performance points. Replace each placeholder with the kernel its TODO
-// describes.
+// three functions call a placeholder that is correct but runs on a single block: one SM out of 132. The grader
+// checks that each version is the one its name says (lab.toml [steps]: its own kernels, a warp's shuffles, shared
+// memory between a row's warps), so the placeholders earn nothing (verdict not_this_step). Replace each with the
+// kernel its TODO describes.
 //
 //   grader lab5 --quick     correctness only
 //   grader lab5             correctness, then the timed items and your score (needs an NVIDIA GPU; without

@@ -2,8 +2,10 @@
 // handout is labs/lab7-tiled-gemm/README.md; the rules every function must follow are in sgemm.h.
 //
 // As given, sgemm_naive is the course's first kernel (correct and slow), and the other three functions call it too.
-// That passes the correctness tests and earns no performance points. Replace each with the kernel its TODO
-// describes; keep every version you write correct for sizes that are not multiples of your tiles.
+// The grader checks that each version is the one its name says (lab.toml [steps]: shared-memory tiles between
+// barriers, kernels of its own), so until you write them they earn nothing (verdict not_this_step). Replace each
+// with the kernel its TODO describes; keep every version you write correct for sizes that are not multiples of
+// your tiles.
 //
 //   grader lab7 --quick     correctness only
 //   grader lab7             correctness, then the timed items and your score (needs an NVIDIA GPU; without one the

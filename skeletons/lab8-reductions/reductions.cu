@@ -1,9 +1,10 @@
 // reductions.cu: your solution to lab 8 (parallel reduction on the GPU). The handout is
 // labs/lab8-reductions/README.md; the rules every function must follow are in reductions.h.
 //
-// As given, version 01 is the course's first kernel, and versions 02 to 08 call it: everything passes the
-// correctness tests and earns no performance points. Replace each with the version its TODO describes, one at
-// a time, and watch the report's GB/s after each step.
+// As given, version 01 is the course's first kernel, and versions 02 to 08 call it: correct, but the grader
+// checks that each version is the one its name says (lab.toml [steps]: its own kernels, with what the version
+// teaches), so until you write them 02 to 08 earn nothing (verdict not_this_step). Replace each with the version
+// its TODO describes, one at a time, and watch the report's GB/s after each step.
 //
 //   grader lab8 --quick     correctness only
 //   grader lab8             correctness, then the timed items and your score (needs an NVIDIA GPU)

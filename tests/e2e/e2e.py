@@ -1322,6 +1322,10 @@ CHECKS.update(e2e_cpus.checks(sys.modules[__name__]))
 import e2e_disturbed  # noqa: E402
 CHECKS.update(e2e_disturbed.checks(sys.modules[__name__]))
 
+# Steps that are not what their names say (lab.toml [steps]): their own file (e2e_steps.py).
+import e2e_steps  # noqa: E402
+CHECKS.update(e2e_steps.checks(sys.modules[__name__]))
+
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])

@@ -5,6 +5,7 @@
     python3 instructor.py --grader build/bin/grader --root . release
 
 new-lab-cpu, new-lab-cuda   `grader new-lab` scaffolds a lab that passes `grader selftest`, and refuses to overwrite
+new-lab-steps               a new lab that declares steps: selftest builds its substitution and catches it
 datasets-deterministic      `grader datasets generate` into a copy reproduces every public dataset byte for byte
 visibility                  students' runs grade visible cases only and count the hidden ones; Gradescope output
                             carries each test's visibility and gives nothing of a hidden case away
@@ -842,7 +843,27 @@ def check_release_constructed(grader, args):
         check("skeletons/lab9-demo/demo.cpp" in allowed.stderr, "--allow-uncommitted does not say what it ships")
 
 
+# A lab from new-lab that declares steps (lab.toml [steps]) gets selftest's substitution proof like the course's own:
+# dot is the best function, axpy a step; the substitution (axpy jumping to dot) must be caught, and the reference keep
+# full marks. Its own file would fit better; it is small, and reuses this file's new-lab helpers.
+def check_new_lab_steps(grader, args):
+    with tempfile.TemporaryDirectory(prefix="instructor-new-lab-steps-") as root:
+        grader_only(args.root, root)
+        check(grader(root, "new-lab", "lab9", "vector-ops").code == ALL_PASSED, "new-lab failed")
+        with open(os.path.join(root, "labs", "lab9-vector-ops", "lab.toml"), "a") as toml:
+            toml.write('\n[steps]\nbest = "dot"\n\n[[steps.step]]\nvariant = "axpy"\nfunction = "axpy"\n')
+        verdict = selftest_ok(grader, root, "lab9")
+        substitution = verdict.get("substitution", {})
+        print("substitution: %r" % substitution)
+        check(substitution.get("checked") and not substitution.get("problems"), "the substitution was not proven: %r"
+              % substitution)
+        check(len(substitution.get("caught", [])) == 1 and substitution["caught"][0].startswith("axpy: "),
+              "the step axpy was not caught: %r" % substitution)
+        check(verdict["reference_score"] == verdict["max_score"], "the reference earned %r" % verdict["reference_score"])
+
+
 CHECKS = {
+    "new-lab-steps": check_new_lab_steps,
     "new-lab-cpu": check_new_lab_cpu,
     "new-lab-cuda": check_new_lab_cuda,
     "datasets-deterministic": check_datasets_deterministic,

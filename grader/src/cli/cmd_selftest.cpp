@@ -17,6 +17,7 @@
 #include "calibrate/calibration.h"
 #include "cli/common.h"
 #include "cli/selftest_checks.h"
+#include "cli/selftest_steps.h"
 #include "measure/foreign_load.h"
 #include "pipeline/grade.h"
 #include "pipeline/grading.h"
@@ -45,6 +46,7 @@ struct LabVerdict {
   double seconds = 0;
   std::vector<TimedFigure> timed;       // the reference's figure on each timed item, against its tiers
   std::vector<MutantVerdict> mutants;   // labs/<lab>/mutants/
+  SubstitutionVerdict substitution;     // the best function in every step's place (lab.toml [steps])
 };
 
 double performance_points(const Report& report) {
@@ -130,6 +132,18 @@ bool only_timing_shortfalls(const Report& report) {
   return true;
 }
 
+// The lab's steps cannot be swapped: the best function substituted into every step is caught in each.
+void check_steps_swappable(const Environment& env, const LabSpec& spec, const GradeOptions& options, LabVerdict& verdict) {
+  if (spec.steps.empty()) return;
+  GradeOptions substituted = options;
+  substituted.seed = fresh_seed();
+  verdict.substitution = check_substitution(env, spec, substituted);
+  for (const auto& why : verdict.substitution.problems) {
+    verdict.ok = false;
+    verdict.problems.push_back(why);
+  }
+}
+
 LabVerdict selftest_lab(const Environment& env, const LabSpec& spec, bool verbose) {
   LabVerdict verdict;
   verdict.lab = spec.name();
@@ -188,6 +202,7 @@ LabVerdict selftest_lab(const Environment& env, const LabSpec& spec, bool verbos
     const Report skeleton = grade_submission(env, spec, options);
     if (skeleton.verdict != Verdict::not_run)
       problem("the skeleton does not build: " + std::string(info(skeleton.verdict).label) + ": " + skeleton.verdict_details);
+    check_steps_swappable(env, spec, options, verdict);  // facts are read without a GPU
     verdict.problems.insert(verdict.problems.begin(), "not run: " + reference.verdict_details);
     verdict.ok = false;
     return verdict;
@@ -254,6 +269,7 @@ LabVerdict selftest_lab(const Environment& env, const LabSpec& spec, bool verbos
   } catch (const SpecError& error) {
     problem(error.what());
   }
+  check_steps_swappable(env, spec, options, verdict);
   return verdict;
 }
 
@@ -281,12 +297,14 @@ void run_selftest(const SelftestCommand& command) {
       for (const auto& mutant : v.mutants) labs.back()["mutants"].push_back(to_json(mutant));
       if (v.timed.empty()) labs.back()["timed"] = nlohmann::json::array();
       if (v.mutants.empty()) labs.back()["mutants"] = nlohmann::json::array();
+      labs.back()["substitution"] = to_json(v.substitution);
       continue;
     }
     // Not run (no GPU) and nothing else wrong: skipped, not failed.
     const bool skipped = v.problems.size() == 1 && v.problems.front().rfind("not run:", 0) == 0;
     if (skipped) {
       std::printf("%-20s skip  %s\n", v.lab.c_str(), v.problems.front().c_str());
+      for (const auto& caught : v.substitution.caught) std::printf("    best substituted into step %s\n", caught.c_str());
       continue;
     }
     std::printf("%-20s %s  reference %.1f/%.0f  skeleton %.1f/%.0f (%.1f performance points)  %.1f s\n", v.lab.c_str(),
@@ -299,6 +317,10 @@ void run_selftest(const SelftestCommand& command) {
         for (const auto& line : mutant.failed) failed += (failed.empty() ? "" : "; ") + line;
         std::printf("    mutant %s: caught (%s)\n", mutant.name.c_str(), failed.c_str());
       }
+    if (v.substitution.checked)
+      std::printf("    substitution (the best function in every step): %.1f/%.0f, %zu of %zu steps caught\n",
+                  v.substitution.score, v.substitution.max_score, v.substitution.caught.size(), v.substitution.steps);
+    for (const auto& caught : v.substitution.caught) std::printf("    best substituted into step %s\n", caught.c_str());
     for (const auto& p : v.problems) std::printf("    problem: %s\n", p.c_str());
     for (const auto& w : v.warnings) std::printf("    warning: %s\n", w.c_str());
   }

@@ -338,9 +338,10 @@ const Kernel* GpuFacts::find(std::string_view symbol) const {
 
 std::vector<const Kernel*> GpuFacts::launched_by(std::string_view symbol) const {
   // nvcc names a kernel's host stub "__device_stub_" + its symbol ("_Z5plainPKfPfi" -> "__device_stub__Z5plainPKfPfi"),
-  // and gives the host shadow the kernel's own name; reaching either is a launch. The shadow of a kernel with internal
-  // linkage is mangled with GCC's 'L' ("...L17group_rows_kernelILi128E..."), the PTX entry without: they are matched
-  // demangled.
+  // and gives the host shadow the kernel's own symbol; reaching either is a launch.
+  // The host shadow of a kernel with internal linkage (in an anonymous namespace, or a template's instance there) is
+  // mangled with an "L" the PTX's .entry lacks ("..._cu_0dc5dd1bL20multi_element_kernelILb1EEEvPKflPf" against
+  // "..._cu_0dc5dd1b20multi_element_kernelILb1EEEvPKflPf"): both demangle alike, so the demangled names match too.
   std::set<std::string> reached;
   for (const auto& name : host.reachable_symbols(symbol)) {
     reached.insert(name);

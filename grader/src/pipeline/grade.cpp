@@ -236,6 +236,7 @@ void Grading::run() {
       report_.verdict_details = "built, but not run: no CUDA GPU was found on this machine\n" +
                                 how_to_get_a_gpu(env_, spec_.id, options_.submission, env_.root / "skeletons" / spec_.name());
       for (auto& test : report_.tests) test.details = "no CUDA GPU on this machine";
+      check_steps();  // what the steps compiled to is read without a GPU
     } else {
       report_.isolation = "own process group, rlimits (CPU, memory, processes, files), clean environment" +
                           std::string(drops_privileges() ? ", unprivileged users for the build and the run" : "") + "; " +
@@ -250,6 +251,7 @@ void Grading::run() {
         TestResult& test = report_.tests[index++];
         selected(item.name) ? grade_performance(item, test) : leave_out(test);
       }
+      check_steps();
       if (!options_.only.empty())
         report_.warnings.push_back("--only " + options_.only + ": the other items were not graded, and the total "
                                    "counts only what was; grade without --only for the full score");

@@ -124,6 +124,12 @@ class Grading {
   bool is_candidate_code(const fs::path& executable) const;
 
   void grade_correctness(const CorrectnessItem& item, TestResult& test);
+  // lab.toml [steps] (pipeline/steps.cpp): the rules on what the submission compiled to, and each step timed against
+  // the judge's own version of it; a step that breaks one loses every item that grades it (steps/step_verdicts.h).
+  void check_steps();
+  // Takes this grading's timing turn (a batch times one student at a time) and ends the correctness processes, once,
+  // before the first thing timed.
+  void begin_timing();
   void grade_performance(const PerformanceItem& item, TestResult& test);
   bool prerequisites_passed(const PerformanceItem& item, std::string& missing) const;
   // The correctness items a timed item needs passed: its `requires`, else every item that lists its variant.

@@ -136,6 +136,17 @@ std::string Grading::machine_shortfall(const PerformanceItem& item) const {
   return shortfall;
 }
 
+void Grading::begin_timing() {
+  if (timing_started_) return;
+  timing_started_ = true;
+  if (options_.timing_gate != nullptr) {
+    work_turn_.reset();  // this grading's own work would keep its timing waiting
+    timing_turn_.emplace(*options_.timing_gate);
+  }
+  // Correctness is done with its processes (the race detectors' build among them): none may run beside the timing.
+  retire_all_variants();
+}
+
 void Grading::grade_performance(const PerformanceItem& item, TestResult& test) {
   test.kind = TestKind::performance;
   test.max_score = item.max_points();
@@ -164,16 +175,7 @@ void Grading::grade_performance(const PerformanceItem& item, TestResult& test) {
     // A batch grades several students at once but times one at a time, with nothing else of the class running
     // beside it. The turn is taken only when there is something to time, so students who fail correctness
     // never queue for it.
-    if (!timing_started_) {
-      timing_started_ = true;
-      if (options_.timing_gate != nullptr) {
-        work_turn_.reset();  // this grading's own work would keep its timing waiting
-        timing_turn_.emplace(*options_.timing_gate);
-      }
-      // Correctness is done with its processes (the race detectors' build among them): none may run
-      // beside the timing.
-      retire_all_variants();
-    }
+    begin_timing();
     // A fresh candidate for every measurement: nothing an earlier item's calls did is inherited.
     if (candidate_) {
       candidate_->quit();

@@ -18,6 +18,7 @@ constexpr std::array verdict_table = {
     VerdictInfo{Verdict::output_limit, "output_limit", "output limit", true},
     VerdictInfo{Verdict::no_completion, "no_completion", "no completion record", true},
     VerdictInfo{Verdict::suspect, "suspect", "SUSPECT", true},
+    VerdictInfo{Verdict::not_this_step, "not_this_step", "not the step its name says", true},
     VerdictInfo{Verdict::below_threshold, "below_threshold", "below full marks", false},
     VerdictInfo{Verdict::not_run, "not_run", "not run", false},
     VerdictInfo{Verdict::internal_error, "internal_error", "internal error", false},
@@ -29,6 +30,11 @@ const VerdictInfo& info(Verdict verdict) {
   for (const auto& row : verdict_table)
     if (row.verdict == verdict) return row;
   return verdict_table.back();
+}
+
+const std::vector<VerdictInfo>& all_verdicts() {
+  static const std::vector<VerdictInfo> rows(verdict_table.begin(), verdict_table.end());
+  return rows;
 }
 
 std::string_view to_string(Verdict verdict) { return info(verdict).name; }

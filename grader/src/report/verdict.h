@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string_view>
+#include <vector>
 
 namespace grader {
 
@@ -18,9 +19,10 @@ enum class Verdict {
   output_limit,     // stdout or stderr past the cap
   no_completion,    // exited (any code) before reporting every result
   suspect,          // results that cannot be reconciled with what the grader measured outside
+  not_this_step,    // the variant is not the step its name says (lab.toml [steps]): none of that step's points
   below_threshold,  // a correct, timed run that earned less than full performance points
   not_run,          // not run on purpose: --quick, a failed prerequisite, no GPU on this machine
-  internal_error,   // the grader or the lab's own code failed; never the student's fault
+  internal_error,   // the grader or the lab's own code failed; never the student's fault; stays last (all_verdicts)
 };
 
 struct VerdictInfo {
@@ -31,6 +33,8 @@ struct VerdictInfo {
 };
 
 const VerdictInfo& info(Verdict verdict);
+// The table itself, in declaration order: whoever lists every verdict (a test, a document check) reads it here.
+const std::vector<VerdictInfo>& all_verdicts();
 std::string_view to_string(Verdict verdict);  // info(verdict).name
 bool verdict_from_string(std::string_view name, Verdict& into);
 

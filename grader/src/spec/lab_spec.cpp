@@ -250,6 +250,7 @@ LabSpec read_spec(const toml::table& document, std::string_view text, const std:
   spec.correctness = read_correctness_items(root, spec.tolerance, sources);
   spec.performance = read_performance_items(root, spec.correctness, spec.tolerance, sources);
   spec.handout_names = read_handout_names(root);
+  read_steps_section(root, spec);
   check_spec_values(spec, sources);
   return spec;
 }

@@ -15,6 +15,7 @@
 
 #include "spec/condition.h"
 #include "spec/expr.h"
+#include "spec/steps_spec.h"
 
 namespace grader {
 
@@ -226,6 +227,7 @@ struct LabSpec {
   std::vector<CorrectnessItem> correctness;
   std::vector<PerformanceItem> performance;
   std::vector<HandoutName> handout_names;  // [handout] names, in file order
+  StepsSpec steps;                         // [steps]: what each step is (spec/steps_spec.h)
 
   std::string name() const { return id + "-" + slug; }
   double max_score() const;

@@ -436,4 +436,6 @@ std::vector<PerformanceItem> read_performance_items(const SpecTable& root,
   return items;
 }
 
+std::vector<Param> read_benchmark_params(const SpecField& table) { return params_of(read_params(table, "benchmark")); }
+
 }  // namespace grader

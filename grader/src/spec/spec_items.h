@@ -39,6 +39,12 @@ void check_variant(const SpecField& field, const std::string& variant, const Lab
 std::vector<CorrectnessItem> read_correctness_items(const SpecTable& root, const Tolerance& lab_tolerance,
                                                     const LabSources& sources);
 
+// A benchmark's parameter table (checked as performance[].params is): a step's timing band reads it too.
+std::vector<Param> read_benchmark_params(const SpecField& table);
+
+// [steps] (spec/spec_steps.cpp), read after the items, whose variants a step must name.
+void read_steps_section(const SpecTable& root, LabSpec& spec);
+
 // Reads after the correctness items, which `requires` names and whose variants gate performance points.
 std::vector<PerformanceItem> read_performance_items(const SpecTable& root,
                                                     const std::vector<CorrectnessItem>& correctness,

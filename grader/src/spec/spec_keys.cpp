@@ -108,6 +108,18 @@ const std::vector<std::string>& known_spec_keys() {
       "handout.names[].name",
       "handout.names[].means",
       "handout.names[].text",
+
+      "steps",
+      "steps.best",
+      "steps.forbid",
+      "steps.step",
+      "steps.step[].variant",
+      "steps.step[].function",
+      "steps.step[].requires",
+      "steps.step[].forbids",
+      "steps.step[].judge",
+      "steps.step[].params",
+      "steps.step[].max_speedup",
   };
   return keys;
 }

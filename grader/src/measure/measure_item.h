@@ -26,7 +26,8 @@ struct MeasureContext {
   const std::optional<Calibration>& calibration;
   std::function<void(const char* stage, const std::string& line)> progress;  // enters a stage of the grading's clock
   std::function<Worker&()> judge;       // the judge, started if need be
-  std::function<void()> forget_judge;   // after the judge failed: the next judge() starts a fresh one
+  // After the judge failed: the next judge() starts a fresh one. It destroys the judge, so read its failure() first.
+  std::function<void()> forget_judge;
   std::function<Worker&()> candidate;   // the candidate, started if need be
   std::function<void()> retire_candidate_if_dead;
   // A worker of its own for the baseline: the submission's build (`on_candidate`) or the judge's.

@@ -240,6 +240,13 @@ bool measure_item(const PerformanceItem& item, const MeasureInputs& in, MeasureC
     TimedCalls calls;
     Timing t;
     t.label = (on_candidate ? "candidate " : "judge ") + variant;
+    if (on_candidate && context.failed_correctness) {
+      if (const std::string failure = context.failed_correctness(variant); !failure.empty()) {
+        t.label += " (failed correctness: not timed)";
+        m.compare.push_back(t);
+        continue;
+      }
+    }
     if (on_candidate && expected_outputs() == nullptr) {
       const std::string why = j.failure().details;  // forget_judge() destroys j
       context.forget_judge();

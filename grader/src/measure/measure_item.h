@@ -35,6 +35,9 @@ struct MeasureContext {
   // Whether a measurement, its times taken at their word, earns a point on some item scored from it (scoring is
   // the next stage's). Where none does, the outside cross-check is left out. Unset: always checked.
   std::function<bool(const Measurement&)> earns_points;
+  // The correctness item the candidate's `variant` failed first, or empty: such a version is never
+  // timed, not even for a compare row. Unset: every version passed.
+  std::function<std::string(const std::string& variant)> failed_correctness;
 };
 
 // The item's evaluated inputs and its seeds, each derived from the run's secret seed.

@@ -192,12 +192,18 @@ def check_class(ctx, class_dir):
     check(again["score"] == first["score"], "the regrade scored %s, the first grading %s" % (again["score"], first["score"]))
     check(open(os.path.join(out, "grades.csv")).read() == before, "grades.csv changed after a regrade with the same result")
 
-    # Gradescope files on request.
-    ctx.batch(submissions, "--out", out, "--quick", "--only", "s01-fast-folder,s17-compile-error-folder", "--force",
-              "--gradescope", expect=0)
+    # Gradescope files on request. The students graded earlier and not graded again (--only) get theirs from their
+    # stored reports (issue 31): written, and not graded again.
+    s02_report = open(os.path.join(out, "s02-fast-wrapped.json")).read()
+    proc = ctx.batch(submissions, "--out", out, "--quick", "--only", "s01-fast-folder,s17-compile-error-folder", "--force",
+                     "--gradescope", expect=0)
     gs = load(os.path.join(out, "gradescope", "s17-compile-error-folder.results.json"))
     check(gs["score"] == 0 and len(gs["tests"]) == 5, "s17's results.json: score %s, %d tests" % (gs["score"], len(gs["tests"])))
-    check(not os.path.exists(os.path.join(out, "gradescope", "s02-fast-wrapped.results.json")), "--only graded others too")
+    check("wrote the Gradescope files of %d student(s) graded earlier" % n in proc.stderr,
+          "the earlier students' Gradescope files were not written from their reports")
+    s02 = load(os.path.join(out, "gradescope", "s02-fast-wrapped.results.json"))
+    check(s02["score"] == 40 and len(s02["tests"]) == 5, "s02's results.json: score %s" % s02["score"])
+    check(open(os.path.join(out, "s02-fast-wrapped.json")).read() == s02_report, "--only graded others too")
     # A student's feedback shows the compiler's words with their own file names, never the grader's work folder, its
     # sandbox command line or the course's staff paths.
     for name in ("s17-compile-error-folder.txt", "s17-compile-error-folder.json",

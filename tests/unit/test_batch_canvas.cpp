@@ -183,3 +183,21 @@ TEST_CASE("canvas.csv for a group assignment: every member gets the group's scor
                   "or map them apart") != twice.unmatched.end());
   CHECK(twice.written == 1);
 }
+
+TEST_CASE("canvas.csv: a student with an internal error in one item gets no cell, whatever points the others earned") {
+  // Issue 31: zoe's judge failed in one timed item; her other items earned 60 and Canvas got 60.
+  json zoe = report("epoe", 60, "internal_error");
+  zoe["tests"] = json::array({{{"name", "unrolled"}, {"status", "passed"}, {"score", 60}},
+                              {{"name", "bandwidth"}, {"status", "internal_error"}, {"score", 0}}});
+  // The same from a grader before issue 31, whose report said `graded` with the item's internal error inside.
+  json older = zoe;
+  older["status"] = "graded";
+  older["batch"]["student"] = "rroe";
+  const CanvasRoster roster = parse_canvas_roster(roster_text, "roster.csv");
+  const CanvasGradebook book = canvas_gradebook(roster, {}, {zoe, older, report("jdoe", 80)}, "lab1-matvec", 80);
+  REQUIRE(book.unmatched.size() == 2);
+  CHECK(book.unmatched[0].starts_with("rroe (Roe, Richard): an internal error"));
+  CHECK(book.unmatched[1].starts_with("epoe (Poe, Edgar): an internal error"));
+  CHECK(book.written == 1);
+  CHECK(book.csv.find(",60") == std::string::npos);
+}

@@ -125,6 +125,26 @@ TEST_CASE("summary.md: histogram, mean and median, statuses, fastest and slowest
   CHECK(md.find("[0, 8)        |###### 1") != std::string::npos);
 }
 
+TEST_CASE("summary.md: a student whose grading had an internal error, in the report or in one item, needs a person") {
+  // Issue 31: zoe's judge failed in one timed item. Her report says internal_error (pipeline/grade.cpp); a report
+  // from a grader before that said graded, with the item's verdict inside: both are listed, neither as a score.
+  json zoe = full("zoe", {10, 10, 20, 20, 0}, {"passed", "passed", "passed", "passed", "internal_error"});
+  zoe["status"] = "internal_error";
+  zoe["status_details"] = "the grader failed on \"unrolled bandwidth\", not the submission";
+  json older = full("old", {10, 10, 20, 20, 0}, {"passed", "passed", "passed", "passed", "internal_error"});
+  older["tests"][4]["details"] = "the judge failed: ran past the wall-clock limit of 120 s";
+  const std::vector<json> reports = {zoe, older, full("ann", {10, 10, 20, 20, 20}, {"passed", "passed", "passed", "passed", "passed"})};
+  const std::string md = summary_markdown(lab1(), reports, SummaryFacts{});
+  INFO(md);
+  CHECK(md.find("## Needs a person") != std::string::npos);
+  CHECK(md.find("- internal error (not the student's fault; `--regrade` once fixed): zoe: the grader failed on "
+                "\"unrolled bandwidth\"") != std::string::npos);
+  CHECK(md.find("- internal error (not the student's fault; `--regrade` once fixed): old: unrolled bandwidth, 10000 x "
+                "10000: the judge failed") != std::string::npos);
+  CHECK(md.find("ann:") == std::string::npos);
+  CHECK(md.find("| internal_error | 2 |") != std::string::npos);
+}
+
 TEST_CASE("each student's seed depends on the batch seed and the id only") {
   CHECK(student_seed(42, "alice") == student_seed(42, "alice"));
   CHECK(student_seed(42, "alice") != student_seed(42, "bob"));

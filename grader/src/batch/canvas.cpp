@@ -9,6 +9,7 @@
 #include "batch/gradebook.h"
 #include "core/atomic_file.h"
 #include "core/utf8.h"
+#include "report/verdict.h"
 
 namespace grader {
 
@@ -153,7 +154,8 @@ CanvasGradebook canvas_gradebook(const CanvasRoster& roster, const SubmissionMap
       continue;
     }
     const json& report = *claimed.front().report;
-    if (report.value("status", "") == "internal_error") {
+    // student_status: a report that is an internal error, or (from a grader before issue 31) one with an item that is.
+    if (student_status(report) == to_string(Verdict::internal_error)) {
       book.unmatched.push_back(report["batch"].value("student", "") + " (" + name + "): an internal error, no score to " +
                                "import; regrade them, then run the batch again");
       continue;

@@ -14,12 +14,14 @@
 #include "batch/dashboard.h"
 #include "batch/gpu_batch.h"
 #include "batch/gradebook.h"
+#include "batch/stored_report.h"
 #include "batch/summary.h"
 #include "build/build.h"
 #include "core/atomic_file.h"
 #include "calibrate/calibration.h"
 #include "core/utf8.h"
 #include "report/html_report.h"
+#include "report/writers.h"
 #include "report/verdict.h"
 
 namespace grader {
@@ -35,6 +37,19 @@ bool busy_machine() {
 }
 
 }  // namespace
+
+std::size_t write_missing_gradescope(const ResultStore& store, const std::vector<Submission>& students) {
+  std::size_t written = 0;
+  for (const auto& student : students) {
+    std::error_code ec;
+    if (std::filesystem::exists(store.gradescope_path(student.id), ec)) continue;
+    const std::optional<nlohmann::json> report = store.result(student.id);
+    if (!report) continue;  // not finished: its grading writes every file
+    store.save_gradescope(student.id, to_gradescope(report_from_json(*report)));
+    ++written;
+  }
+  return written;
+}
 
 void prepare_lab(const Environment& env, const LabSpec& spec, bool quick, BatchProgress& progress) {
   const bool needs_roofline = std::any_of(spec.performance.begin(), spec.performance.end(),

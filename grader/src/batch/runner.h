@@ -56,6 +56,10 @@ void prepare_lab(const Environment& env, const LabSpec& spec, bool quick, BatchP
 BatchCounts run_batch(const Environment& env, const LabSpec& spec, const std::vector<Submission>& students,
                       const ResultStore& store, const BatchRun& run, BatchProgress& progress);
 
+// With --gradescope: the students of `students` finished in an earlier run without Gradescope files get them now,
+// written from their stored reports (batch/stored_report.h), without grading again. Returns how many.
+std::size_t write_missing_gradescope(const ResultStore& store, const std::vector<Submission>& students);
+
 struct ClassOutputs {
   std::size_t students = 0;  // rows in grades.csv
   std::vector<std::string> not_graded;  // in the roster, not finished

@@ -116,12 +116,14 @@ std::optional<json> ResultStore::result(const std::string& id) const {
   return value;
 }
 
+void ResultStore::save_gradescope(const std::string& id, const json& results) const {
+  fs::create_directories(gradescope_path(id).parent_path());
+  write_file_atomically(gradescope_path(id), json_text(results));
+}
+
 void ResultStore::save(const std::string& id, const StudentFiles& files) const {
   write_file_atomically(text_path(id), valid_utf8(files.text));
-  if (files.gradescope) {
-    fs::create_directories(gradescope_path(id).parent_path());
-    write_file_atomically(gradescope_path(id), json_text(*files.gradescope));
-  }
+  if (files.gradescope) save_gradescope(id, *files.gradescope);
   json report = files.report;
   if (report.contains("batch") && report["batch"].is_object()) report["batch"]["file"] = file_stem(id);
   write_file_atomically(report_path(id), json_text(report));  // last: the student is finished

@@ -100,6 +100,9 @@ class ResultStore {
   // Writes the text and Gradescope files, then the JSON that marks the student finished.
   void save(const std::string& id, const StudentFiles& files) const;
 
+  // The Gradescope file alone, for a student finished before --gradescope was asked for (batch/runner.h).
+  void save_gradescope(const std::string& id, const nlohmann::json& results) const;
+
   // Every finished student's report, sorted by id.
   std::vector<nlohmann::json> all_results() const;
 

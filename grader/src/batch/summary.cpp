@@ -7,6 +7,7 @@
 
 #include "batch/gradebook.h"
 #include "core/utf8.h"
+#include "report/verdict.h"
 #include "run/sandbox.h"
 
 namespace grader {
@@ -195,10 +196,18 @@ std::string summary_markdown(const LabSpec& spec, const std::vector<json>& repor
 
   std::vector<std::string> internal, refused, miscased;
   for (const auto& r : reports) {
-    const std::string status = r.value("status", "");
-    const std::string details = r.value("status_details", "");
-    if (status == "internal_error") internal.push_back(table_cell(id_of(r)) + ": " + table_cell(details));
-    else if (r["batch"].value("refused", false)) refused.push_back(table_cell(id_of(r)) + ": " + table_cell(details));
+    std::string details = r.value("status_details", "");
+    // An internal error of the whole report, or of one item (a report stored by a grader before issue 31 said
+    // `graded` then): the grade is incomplete either way.
+    if (student_status(r) == to_string(Verdict::internal_error)) {
+      if (details.empty())
+        for (const auto& test : r.value("tests", json::array()))
+          if (test.value("status", "") == to_string(Verdict::internal_error)) {
+            details = test.value("name", "") + ": " + test.value("details", "");
+            break;
+          }
+      internal.push_back(table_cell(id_of(r)) + ": " + table_cell(details));
+    } else if (r["batch"].value("refused", false)) refused.push_back(table_cell(id_of(r)) + ": " + table_cell(details));
     std::string found;
     for (const auto& mismatch : r["batch"].value("case_mismatches", std::vector<std::string>{}))
       found += (found.empty() ? "" : ", ") + table_cell(mismatch);

@@ -255,7 +255,14 @@ void run_batch_command(BatchCommand command) {
             << (!run.gpus.empty() ? ", one student per GPU on " + std::to_string(run.gpus.size()) + " GPU(s)"
                 : command.quick   ? ", --quick" : ", timings one at a time")
             << "; batch seed " << settings.seed << "\n";
-  if (run.gradescope) std::cerr << "writing Gradescope files too (this folder's batch asked for them once; .batch.json keeps it)\n";
+  if (run.gradescope) {
+    std::cerr << "writing Gradescope files too (this folder's batch asked for them once; .batch.json keeps it)\n";
+    // Students graded before --gradescope was first asked for get theirs from their stored reports, not graded again
+    // (by the local batch; the tasks of a SLURM array write only their own students').
+    const std::size_t written = command.array_task ? 0 : write_missing_gradescope(*store, roster);
+    if (written > 0)
+      std::cerr << "wrote the Gradescope files of " << written << " student(s) graded earlier, from their stored reports\n";
+  }
   if (to_grade > 0 && !Sandbox::get().available()) {
     // "no sandbox: <why>; no syscall filter: ...": the why, said before anyone's code runs.
     const std::string isolation = Sandbox::get().description();

@@ -58,8 +58,9 @@ bool measure_item(const PerformanceItem& item, const MeasureInputs& in, MeasureC
   if (cand.alive()) cand.start_setup(params, seed, {}, timeout);
   Worker& j = context.judge();
   if (!j.alive() || !j.setup(params, seed, {}, timeout)) {
+    const std::string why = j.failure().details;  // forget_judge() destroys j
     context.forget_judge();
-    return fail(Verdict::internal_error, "the judge failed: " + j.failure().details);
+    return fail(Verdict::internal_error, "the judge failed: " + why);
   }
 
   // The baseline: the judge itself (already set up with these inputs) unless the item compares the
@@ -239,9 +240,17 @@ bool measure_item(const PerformanceItem& item, const MeasureInputs& in, MeasureC
     TimedCalls calls;
     Timing t;
     t.label = (on_candidate ? "candidate " : "judge ") + variant;
+    if (on_candidate && context.failed_correctness) {
+      if (const std::string failure = context.failed_correctness(variant); !failure.empty()) {
+        t.label += " (failed correctness: not timed)";
+        m.compare.push_back(t);
+        continue;
+      }
+    }
     if (on_candidate && expected_outputs() == nullptr) {
+      const std::string why = j.failure().details;  // forget_judge() destroys j
       context.forget_judge();
-      return fail(Verdict::internal_error, "the judge failed: " + j.failure().details);
+      return fail(Verdict::internal_error, "the judge failed: " + why);
     }
     if (!worker.alive() || !worker.time(variant, timing.warmup, timing.min_reps, on_candidate, command_timeout, calls)) {
       t.label += " (failed: " + worker.failure().details + ")";

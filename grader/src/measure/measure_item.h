@@ -26,7 +26,8 @@ struct MeasureContext {
   const std::optional<Calibration>& calibration;
   std::function<void(const char* stage, const std::string& line)> progress;  // enters a stage of the grading's clock
   std::function<Worker&()> judge;       // the judge, started if need be
-  std::function<void()> forget_judge;   // after the judge failed: the next judge() starts a fresh one
+  // After the judge failed: the next judge() starts a fresh one. It destroys the judge, so read its failure() first.
+  std::function<void()> forget_judge;
   std::function<Worker&()> candidate;   // the candidate, started if need be
   std::function<void()> retire_candidate_if_dead;
   // A worker of its own for the baseline: the submission's build (`on_candidate`) or the judge's.
@@ -34,6 +35,9 @@ struct MeasureContext {
   // Whether a measurement, its times taken at their word, earns a point on some item scored from it (scoring is
   // the next stage's). Where none does, the outside cross-check is left out. Unset: always checked.
   std::function<bool(const Measurement&)> earns_points;
+  // The correctness item the candidate's `variant` failed first, or empty: such a version is never
+  // timed, not even for a compare row. Unset: every version passed.
+  std::function<std::string(const std::string& variant)> failed_correctness;
 };
 
 // The item's evaluated inputs and its seeds, each derived from the run's secret seed.

@@ -132,7 +132,7 @@ void Grading::grade_correctness(const CorrectnessItem& item, TestResult& test) {
       }
       if (result.verdict == Verdict::time_limit) hung_variants.insert(variant);
       if (result.verdict != Verdict::passed && !variant_failures_.count(variant))
-        variant_failures_[variant] = item.name + ": " + c.name;
+        variant_failures_[variant] = item.name;  // not the case: a hidden one's name is never shown
       test.cases.push_back(std::move(result));
     }
   }

@@ -281,6 +281,19 @@ void Grading::run() {
     report_.score += test.score;
     report_.max_score += test.max_score;
   }
+  // An item the grader failed on (its judge, its dataset) leaves the grade incomplete: the report as a whole is an
+  // internal error, so a batch gives it no Canvas cell and lists it under "Needs a person" (docs/ta-guide.md), while
+  // the other items keep what they earned for whoever reads them.
+  if (report_.verdict == Verdict::passed)
+    for (const auto& test : report_.tests)
+      if (test.verdict == Verdict::internal_error) {
+        report_.verdict = Verdict::internal_error;
+        // The item's details say how (not repeated here: they may name a hidden case, which student_view hides).
+        report_.verdict_details = "the grader failed on \"" + test.name + "\", not the submission (the item's details "
+                                  "say how); the other items were graded, but this grade is incomplete: grade again "
+                                  "once it is fixed";
+        break;
+      }
   stages_.stop();
   report_.stage_seconds = stages_.totals();
   report_.wall_seconds = seconds_since(start);

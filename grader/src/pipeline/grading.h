@@ -132,6 +132,11 @@ class Grading {
   void begin_timing();
   void grade_performance(const PerformanceItem& item, TestResult& test);
   bool prerequisites_passed(const PerformanceItem& item, std::string& missing) const;
+  // The first correctness item the candidate's `variant` failed, or empty.
+  std::string failed_correctness(const std::string& variant) const {
+    const auto found = variant_failures_.find(variant);
+    return found == variant_failures_.end() ? std::string() : found->second;
+  }
   // The correctness items a timed item needs passed: its `requires`, else every item that lists its variant.
   std::vector<std::string> required_correctness(const PerformanceItem& item) const;
   // An item --only leaves out: not run, and out of the total.
@@ -185,7 +190,7 @@ class Grading {
   std::optional<TimingGate::Work> work_turn_;
   std::optional<TimingGate::Timing> timing_turn_;
   bool timing_started_ = false;
-  std::map<std::string, std::string> variant_failures_;  // variant -> first failing case, for messages
+  std::map<std::string, std::string> variant_failures_;  // variant -> the first item it failed, for messages
 };
 
 

@@ -44,7 +44,8 @@ void Grading::measure(const PerformanceItem& item, TestResult& test) {
                              if (trial.score > 0) return true;
                            }
                            return false;
-                         }};
+                         },
+                         [this](const std::string& variant) { return failed_correctness(variant); }};
   Variables scope = scope_of(item);
   ForeignLoad load;
   if (!measure_item(item, in, context, test)) return;
@@ -139,12 +140,17 @@ std::string Grading::machine_shortfall(const PerformanceItem& item) const {
 void Grading::begin_timing() {
   if (timing_started_) return;
   timing_started_ = true;
+  // Correctness is done with its processes (the race detectors' build among them): none may run beside the timing.
+  retire_all_variants();
   if (options_.timing_gate != nullptr) {
+    // No worker of this grading lives while it waits for its turn: a worker's limits (the wall clock above all) run
+    // from its start, and a classmate's timing, one that hangs to the lab's limit included, would be charged to this
+    // grading's judge. The judge is started afresh once the turn comes.
+    if (judge_) judge_->quit();
+    judge_.reset();
     work_turn_.reset();  // this grading's own work would keep its timing waiting
     timing_turn_.emplace(*options_.timing_gate);
   }
-  // Correctness is done with its processes (the race detectors' build among them): none may run beside the timing.
-  retire_all_variants();
 }
 
 void Grading::grade_performance(const PerformanceItem& item, TestResult& test) {
@@ -168,6 +174,17 @@ void Grading::grade_performance(const PerformanceItem& item, TestResult& test) {
     test.verdict = Verdict::not_run;
     test.details = "needs these correctness items to pass first: " + missing;
     return;
+  }
+  // A version that failed correctness is never timed, whatever the item's `requires` say: a version that hangs
+  // would run to the lab's wall-clock limit, while in a batch every classmate waits for the timing turn.
+  for (const std::string* variant : {&item.variant, &item.baseline.variant}) {
+    const bool on_candidate = variant == &item.variant || item.baseline.process == BaselineSpec::Process::candidate;
+    if (!on_candidate || variant->empty()) continue;
+    if (const std::string failure = failed_correctness(*variant); !failure.empty()) {
+      test.verdict = Verdict::not_run;
+      test.details = "the " + *variant + " version failed correctness (" + failure + "), so it is not timed";
+      return;
+    }
   }
   const std::string key = measurement_key(item);
   auto done = measurements_.find(key);

@@ -19,7 +19,7 @@ namespace fs = std::filesystem;
 constexpr std::size_t shortest_reference_line = 21;  // "longer than 20 characters"
 constexpr std::size_t shortest_seed = 4;
 
-std::string_view trim(std::string_view text) {
+std::string_view without_edge_blanks(std::string_view text) {
   const auto first = text.find_first_not_of(" \t\r");
   if (first == std::string_view::npos) return {};
   return text.substr(first, text.find_last_not_of(" \t\r") - first + 1);
@@ -97,7 +97,7 @@ LeakEvidence reference_evidence(const fs::path& root) {
     if (!text.empty()) evidence.reference_digests.emplace(sha256_file(root / file), file.string());
     if (!is_text) continue;
     for (std::string_view line : split_lines(text)) {
-      const std::string trimmed(trim(line));
+      const std::string trimmed(without_edge_blanks(line));
       if (trimmed.size() < shortest_reference_line || trimmed.starts_with("#include")) continue;
       if (evidence.reference_lines.count(trimmed)) continue;
       const std::boyer_moore_horspool_searcher searcher(trimmed.begin(), trimmed.end());

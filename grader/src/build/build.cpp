@@ -135,6 +135,10 @@ std::vector<std::string> link_command(const Environment& env, const LabSpec& spe
   } else {
     const auto filter = filter_link_flags(spec, spec.build.language == "cuda", *inputs);
     argv.insert(argv.end(), filter.begin(), filter.end());
+    // Every library call resolved before main and its table made read-only (full RELRO): student code cannot
+    // redirect a call of the harness's (clock_gettime, say) by writing over its GOT slot.
+    if (spec.build.language == "cuda") argv.insert(argv.end(), {"-Xlinker", "-z", "-Xlinker", "now"});
+    else argv.push_back("-Wl,-z,now");
   }
   argv.insert(argv.end(), {"-o", executable.string()});
   return argv;

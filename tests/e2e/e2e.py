@@ -1037,6 +1037,41 @@ EXPECTED.update({
     "weak_dlopen": whole("policy_refused", r"\bdlopen\b"),
 })
 
+# --- Issue 32: the harness's clock, forged internal errors, code before main --------------------------------------
+#
+# Definitions of functions the harness calls (weak, GNU_UNIQUE, in COMDAT groups): made local, so the harness keeps
+# its own and every item passes (before, each case crashed: the harness called the submission's trap). A forged
+# lab-kit "setup" error on the results pipe: the submission's crash, never the lab's internal error. A call spliced
+# into .init: refused. The timed twin of traps_harness_clock, slows_harness_clock, is check_slows_harness_clock.
+
+ALL_CORRECT = dict(one_item("unrolled", "", ""), items={}, score=sum(LAB1_POINTS.values()), code=ALL_PASSED)
+EXPECTED.update({
+    "traps_harness_clock": ALL_CORRECT,
+    "overrides_harness_inline": ALL_CORRECT,
+    "forges_setup_error": one_item("unrolled", "crash", r"setup.*inside the submission's process"),
+    "runs_from_init": whole("policy_refused", r"\.init\b"),
+})
+
+
+def check_slows_harness_clock(grader, args):
+    """A weak definition of std::chrono::steady_clock::now() that runs the clock 44% slow during matvec_unrolled:
+    graded in full, the naive loop keeps every correctness point and earns no performance point."""
+    submission = os.path.join(args.submissions, "slows_harness_clock")
+    run = grader.run("grade", "lab1", "--submission", submission, "--format", "json")
+    report = run.json()
+    print("seed %s" % report.get("seed"))
+    check(report["status"] == "graded", "status %r: %s" % (report["status"], report.get("status_details")))
+    tests = tests_by_name(report)
+    for item in LAB1_ITEMS:
+        check(tests[item]["status"] == "passed", "item %r is %r: %s" % (item, tests[item]["status"], tests[item]["details"]))
+    for item in LAB1_PERFORMANCE:
+        check(tests[item]["score"] == 0, "performance item %r scores %r (%s): the submission's clock was believed" % (
+            item, tests[item]["score"], tests[item]["details"]))
+    check(report["score"] == sum(LAB1_POINTS.values()), "score %r, expected %r" % (report["score"], sum(LAB1_POINTS.values())))
+
+
+CHECKS["slows-harness-clock"] = check_slows_harness_clock
+
 # The raw system call each submission makes in matvec_unrolled.
 RAW_SYSCALLS = {"raw_fork_setsid": "fork", "raw_socket": "socket", "raw_kill": "kill", "raw_ptrace": "ptrace"}
 ORPHANS = "/tmp/grader-e2e-orphans"  # where raw_fork_setsid's child leaves its pid, when the directory exists

@@ -195,8 +195,11 @@ PolicyResult apply_link_policy(const LabSpec& spec, const std::vector<fs::path>&
       }
     }
     const ElfFile elf = read_elf(object);
+    // By name, as nm lists them: findings come in an order a reader can scan, the same from one compiler to the next.
+    std::vector<ElfSymbol> symbols = elf.symbols;
+    std::stable_sort(symbols.begin(), symbols.end(), [](const ElfSymbol& a, const ElfSymbol& b) { return a.name < b.name; });
     std::vector<std::string> to_localize, unique;
-    for (const auto& symbol : elf.symbols) {
+    for (const auto& symbol : symbols) {
       const std::string name = base_name(symbol.name);
       // A weak reference (`__attribute__((weak))` on a declaration) is a call like any other once the library
       // that defines it is loaded.

@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -53,4 +54,16 @@ TEST_CASE("lab 3's race-detector flags keep every predefined macro of the graded
 TEST_CASE("a sanitizer's flag is seen too") {
   const auto changes = build_flag_macro_changes(compiler_only(), lab_with_flags({"-O2"}), {"-fsanitize=thread"});
   CHECK(names(changes, "__SANITIZE_THREAD__"));
+}
+
+// Where the CUDA toolkit is, as the grader looks for it last; without it the case is skipped, and doctest says so.
+const char* const kNvcc = "/usr/local/cuda/bin/nvcc";
+
+TEST_CASE("a CUDA lab's flags are read through nvcc: -G is seen" * doctest::skip(!std::filesystem::exists(kNvcc))) {
+  Environment env = compiler_only();
+  env.nvcc = kNvcc;
+  LabSpec spec = lab_with_flags({"-O3"});
+  spec.build.language = "cuda";
+  CHECK(build_flag_macro_changes(env, spec, {"-lineinfo"}).empty());
+  CHECK_FALSE(build_flag_macro_changes(env, spec, {"-G"}).empty());
 }

@@ -357,14 +357,16 @@ CandidateBuild compile_candidate(const Environment& env, const LabSpec& spec, co
 
 std::vector<std::string> build_flag_macro_changes(const Environment& env, const LabSpec& spec,
                                                   const std::vector<std::string>& extra_flags) {
-  // What the C++ compiler predefines with the student's flags, then with extra_flags after them. (For a CUDA lab,
-  // nvcc hands the host code to this compiler; its own __CUDA_ARCH__ and the like do not depend on an -O flag.)
+  // What the student's compiler predefines with the lab's flags, then with extra_flags after them: the C++
+  // compiler's, or for a CUDA lab nvcc's (the host compiler's macros and nvcc's own, __CUDACC_DEBUG__ under -G).
+  const bool cuda = spec.build.language == "cuda" && env.nvcc;
   auto macros = [&](const std::vector<std::string>& extra) {
-    std::vector<std::string> argv = {env.cxx, "-std=c++20"};
-    argv.insert(argv.end(), aligned_code_flags.begin(), aligned_code_flags.end());
+    std::vector<std::string> argv = {cuda ? *env.nvcc : env.cxx, "-std=c++20"};
+    if (!cuda) argv.insert(argv.end(), aligned_code_flags.begin(), aligned_code_flags.end());
     argv.insert(argv.end(), spec.build.flags.begin(), spec.build.flags.end());
     argv.insert(argv.end(), extra.begin(), extra.end());
-    argv.insert(argv.end(), {"-dM", "-E", "-x", "c++", "/dev/null"});
+    if (cuda) argv.insert(argv.end(), {"-E", "-Xcompiler", "-dM", "-x", "cu", "/dev/null"});
+    else argv.insert(argv.end(), {"-dM", "-E", "-x", "c++", "/dev/null"});
     const ToolResult result = run_tool(argv, ".", 60);
     if (!result.ok()) throw std::runtime_error("the compiler could not list its predefined macros: " + result.output);
     std::set<std::string> lines;

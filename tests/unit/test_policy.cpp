@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -161,15 +162,27 @@ TEST_CASE("a global variable of the student's is made local too") {
   CHECK(objects.symbol_type(student, "counter") == 'd');
 }
 
-TEST_CASE("inline functions (weak) stay shared and pass") {
+TEST_CASE("inline functions and template instantiations (weak, COMDAT) pass, made local") {
   Objects objects;
   const fs::path api = objects.compile("api", kApiSource);
   const fs::path student = objects.compile("student",
                                            "#include <vector>\n"
-                                           "void api_fn() { std::vector<int> v(3); v.push_back(1); volatile auto n = v.size(); (void)n; }\n");
+                                           "template <class T> __attribute__((noinline)) T twice(T x) { return x + x; }\n"
+                                           "inline __attribute__((noinline)) int once(int x) { static int n; return n += x; }\n"
+                                           "void api_fn() { std::vector<int> v(3); v.push_back(1); volatile auto n = v.size();\n"
+                                           "  (void)n; volatile int t = twice(3) + once(2); (void)t; }\n");
+  auto weak_definitions = [&] {
+    int count = 0;
+    std::istringstream lines(objects.nm(student));
+    for (std::string name, type; lines >> name >> type; lines.ignore(1000, '\n')) count += type == "W" || type == "u";
+    return count;
+  };
+  REQUIRE(weak_definitions() > 0);  // std::vector<int>'s members, each in a COMDAT group
   const PolicyResult result = apply_link_policy(cpu_lab(), {api}, {student});
   INFO(finding_symbols(result));
   CHECK(result.verdict == Verdict::passed);
+  CHECK(weak_definitions() == 0);
+  CHECK(objects.symbol_type(student, "_Z6api_fnv") == 'T');
 }
 
 TEST_CASE("calling fork is refused, naming fork") {
@@ -494,3 +507,158 @@ TEST_CASE("which labs may start threads: GPU labs, and labs whose allow lets a t
   gpu.gpu = true;  // the CUDA runtime starts threads of its own
   CHECK(lab_allows_threads(gpu));
 }
+
+
+// --- Issue 32: nothing but the API binds; no code outside main ---------------------------------------------------
+
+namespace {
+
+// Links `objects` (a harness first, as the grader links) into a program in the test's folder and runs it: its exit
+// status, or -1 where it does not link.
+int link_and_run(Objects& objects, const std::vector<fs::path>& inputs) {
+  const fs::path program = objects.dir() / "program";
+  std::vector<std::string> argv = {"g++"};
+  for (const auto& input : inputs) argv.push_back(input.string());
+  argv.insert(argv.end(), {"-o", program.string()});
+  const ToolResult linked = run_tool(argv, objects.dir(), 120);
+  INFO(linked.output);
+  if (!linked.ok()) return -1;
+  return run_tool({program.string()}, objects.dir(), 60).exit_code;
+}
+
+// A harness that times a call with libstdc++'s clock and uses std::vector<double> and an inline function of its
+// own, as the lab kit does: it exits 0 when its clock and its vector behaved, 3 otherwise.
+const char* kHarnessSource =
+    "#include <chrono>\n#include <vector>\n"
+    "inline int& calls() { static int n = 0; return n; }\n"
+    "void api_fn();\n"
+    "int main() {\n"
+    "  const auto began = std::chrono::steady_clock::now();\n"
+    "  api_fn();\n"
+    "  std::vector<double> v(5);\n"
+    "  v.resize(9);\n"
+    "  ++calls();\n"
+    "  const auto spent = std::chrono::steady_clock::now() - began;\n"
+    "  return spent.count() > 0 && v.size() == 9 && calls() == 1 ? 0 : 3;\n"
+    "}\n";
+
+}  // namespace
+
+TEST_CASE("a weak definition of a library function the harness calls is made local: the harness keeps its clock") {
+  // The attack of issue 32: the linker binds the harness's call of steady_clock::now() to a definition in an
+  // object before the shared library's, weak or not.
+  Objects objects;
+  const fs::path api = objects.compile("api", kApiSource);
+  const fs::path harness = objects.compile("harness", kHarnessSource);
+  const fs::path student = objects.compile(
+      "student",
+      "#include <chrono>\n"
+      "__attribute__((weak)) std::chrono::steady_clock::time_point std::chrono::steady_clock::now() noexcept {\n"
+      "  return time_point(duration(0));\n"
+      "}\n"
+      "__attribute__((weak)) void vector_trap() __asm__(\"_ZNSt6vectorIdSaIdEE17_M_default_appendEm\");\n"
+      "void vector_trap() { __builtin_trap(); }\n"
+      "void api_fn() {}\n");
+  const fs::path untouched = objects.dir() / "untouched.o";
+  fs::copy_file(student, untouched);
+  CHECK(link_and_run(objects, {harness, untouched}) != 0);  // the attack works on the object as compiled
+
+  const PolicyResult result = apply_link_policy(cpu_lab(), {api}, {student});
+  INFO(finding_symbols(result));
+  CHECK(result.verdict == Verdict::passed);
+  CHECK(objects.symbol_type(student, "_ZNSt6chrono3_V212steady_clock3nowEv") == 't');
+  CHECK(objects.symbol_type(student, "_ZNSt6vectorIdSaIdEE17_M_default_appendEm") == 't');
+  CHECK(link_and_run(objects, {harness, student}) == 0);
+}
+
+TEST_CASE("GNU_UNIQUE and COMDAT definitions are made local; two student objects sharing inline code still link") {
+  Objects objects;
+  const fs::path api = objects.compile("api", "void api_fn() {}\nvoid api_other() {}\n");
+  const fs::path harness = objects.compile("harness", kHarnessSource);
+  // A GNU_UNIQUE definition of the harness's function-local static calls()::n (which would count from 41), and
+  // std::vector<double> members that the harness instantiates too, in COMDAT groups of the same names.
+  const char* first_source =
+      "#include <vector>\n"
+      "asm(\".section .data.forged,\\\"aw\\\"\\n.globl _ZZ5callsvE1n\\n.type _ZZ5callsvE1n, @gnu_unique_object\\n"
+      "_ZZ5callsvE1n: .long 41\\n.text\\n\");\n"
+      "void api_other();\n"
+      "void api_fn() { std::vector<double> v(3); v.resize(7); api_other(); }\n";
+  const fs::path first = objects.compile("first", first_source);
+  const fs::path untouched = objects.compile("untouched", first_source);
+  const fs::path second = objects.compile("second",
+                                          "#include <vector>\n"
+                                          "void api_other() { std::vector<double> v(2); v.resize(4); }\n");
+  REQUIRE(objects.symbol_type(first, "_ZZ5callsvE1n") == 'u');
+  CHECK(link_and_run(objects, {harness, untouched, second}) != 0);  // as compiled: a clash, or the harness miscounts
+  const PolicyResult result = apply_link_policy(cpu_lab(), {api}, {first, second});
+  INFO(finding_symbols(result));
+  CHECK(result.verdict == Verdict::passed);
+  CHECK(objects.symbol_type(first, "_ZZ5callsvE1n") == 'd');
+  const ToolResult groups = run_tool({"readelf", "-g", first.string(), second.string()}, objects.dir(), 60);
+  CHECK(groups.output.find("COMDAT") == std::string::npos);
+  CHECK(link_and_run(objects, {harness, first, second}) == 0);
+}
+
+TEST_CASE("a common symbol cannot be made local: refused") {
+  Objects objects;
+  const fs::path api = objects.compile("api", kApiSource);
+  const fs::path student = objects.compile("student", "asm(\".comm _ZSt4cout, 272, 32\");\nvoid api_fn() {}\n");
+  const PolicyResult result = apply_link_policy(cpu_lab(), {api}, {student});
+  INFO(finding_symbols(result));
+  CHECK(result.verdict == Verdict::policy_refused);
+  CHECK(has_finding(result, "_ZSt4cout"));
+  CHECK(result.details.find("could not be made local") != std::string::npos);
+}
+
+TEST_CASE("every way to run outside main is refused") {
+  // Each source is a whole student file: the API, and one way in.
+  struct Way {
+    std::string name;
+    std::string source;
+    std::string finding;
+  };
+  const Way ways[] = {
+      {".init", "extern \"C\" void early() {}\nasm(\".section .init,\\\"ax\\\",@progbits\\ncall early\\n.text\\n\");\n", ".init"},
+      {".fini", "extern \"C\" void late() {}\nasm(\".section .fini,\\\"ax\\\",@progbits\\ncall late\\n.text\\n\");\n", ".fini"},
+      {".preinit_array", "static void early() {}\n__attribute__((section(\".preinit_array\"), used)) static void (*entry)() = early;\n",
+       ".preinit_array"},
+      {".init_array with a priority",
+       "static volatile int seen;\n__attribute__((constructor(101))) static void early() { seen = 1; }\n", ".init_array.00101"},
+      {".fini_array", "static volatile int seen;\n__attribute__((destructor)) static void late() { seen = 1; }\n",
+       ".fini_array"},
+      {".ctors.*", "static void early() {}\n__attribute__((section(\".ctors.00042\"), used)) static void (*entry)() = early;\n",
+       ".ctors.00042"},
+      {".dtors", "static void late() {}\n__attribute__((section(\".dtors\"), used)) static void (*entry)() = late;\n", ".dtors"},
+      {"an INIT_ARRAY section under another name",
+       "extern \"C\" void early() {}\nasm(\".section .my.table,\\\"aw\\\",@init_array\\n.quad early\\n.text\\n\");\n", ".my.table"},
+      {"a local ifunc", "static int impl() { return 1; }\nextern \"C\" { static void* pick() { return (void*)&impl; } }\n"
+                        "static int choice() __attribute__((ifunc(\"pick\")));\nint use() { return choice(); }\n",
+       "_ZL6choicev"},
+      {"an IRELATIVE relocation", "extern \"C\" void* pick() { return nullptr; }\n"
+                                  "asm(\".section .data.rel,\\\"aw\\\"\\n.quad 0\\n.reloc .-8, R_X86_64_IRELATIVE, pick\\n.text\\n\");\n",
+       "R_X86_64_IRELATIVE in .data.rel"},
+      {".interp", "asm(\".section .interp,\\\"a\\\"\\n.asciz \\\"/tmp/mine\\\"\\n.text\\n\");\n", ".interp"},
+  };
+  Objects objects;
+  const fs::path api = objects.compile("api", kApiSource);
+  int index = 0;
+  for (const auto& way : ways) {
+    CAPTURE(way.name);
+    const fs::path student = objects.compile("way" + std::to_string(index++), way.source + "void api_fn() {}\n");
+    const PolicyResult result = apply_link_policy(cpu_lab(), {api}, {student});
+    INFO(finding_symbols(result));
+    CHECK(result.verdict == Verdict::policy_refused);
+    CHECK(has_finding(result, way.finding));
+  }
+}
+
+TEST_CASE("sanitizer runtimes are refused, called or defined: a build could be told apart by them") {
+  Objects objects;
+  const fs::path api = objects.compile("api", kApiSource);
+  const fs::path calls = objects.compile("calls", "extern \"C\" void __tsan_init() __attribute__((weak));\n"
+                                                  "void api_fn() { volatile bool checked = __tsan_init != nullptr; (void)checked; }\n");
+  CHECK(has_finding(apply_link_policy(cpu_lab(), {api}, {calls}), "__tsan_init"));
+  const fs::path defines = objects.compile("defines", "extern \"C\" void __asan_init() {}\nvoid api_fn() {}\n");
+  CHECK(has_finding(apply_link_policy(cpu_lab(), {api}, {defines}), "__asan_init"));
+}
+

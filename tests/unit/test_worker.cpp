@@ -147,11 +147,13 @@ LaunchOptions fake_worker(const std::string& mode, const fs::path& workdir) {
   return options;
 }
 
-// A worker that has said hello: what the grader holds before the first setup.
+// A worker that has said hello: what the grader holds before the first setup. `code`: whose code the process runs
+// (a candidate runs the submission's).
 struct Greeted {
   TempDir dir;
   Worker worker;
-  explicit Greeted(const std::string& mode) : worker(fake_worker(mode, dir.path()), "candidate") {
+  explicit Greeted(const std::string& mode, WorkerCode code = WorkerCode::submission)
+      : worker(fake_worker(mode, dir.path()), code == WorkerCode::lab ? "judge" : "candidate", code) {
     std::vector<std::string> variants;
     REQUIRE(worker.hello(variants, 10));
     CHECK(variants == std::vector<std::string>{"v"});
@@ -160,7 +162,9 @@ struct Greeted {
 
 // A worker that has said hello and been set up: what the grader holds before it runs anything.
 struct Started : Greeted {
-  explicit Started(const std::string& mode) : Greeted(mode) { REQUIRE(worker.setup({{"m", 2}}, 42, {}, 10)); }
+  explicit Started(const std::string& mode, WorkerCode code = WorkerCode::submission) : Greeted(mode, code) {
+    REQUIRE(worker.setup({{"m", 2}}, 42, {}, 10));
+  }
 };
 
 // Runs variant "v" once and returns the failure it ends in (passed when it succeeded).
@@ -307,7 +311,7 @@ TEST_CASE("an array larger than the worker's memory limit allows is suspect, bef
   LaunchOptions options = fake_worker("oversized", dir.path());
   options.limits.memory_bytes = std::size_t{64} << 20;
   options.limits.limit_address_space = false;  // python3 reserves more address space than it uses
-  Worker worker(options, "candidate");
+  Worker worker(options, "candidate", WorkerCode::submission);
   std::vector<std::string> variants;
   REQUIRE(worker.hello(variants, 10));
   REQUIRE(worker.setup({{"m", 2}}, 42, {}, 10));
@@ -359,11 +363,27 @@ TEST_CASE("another exception in the run is a crash quoting its message") {
   CHECK(f.details.find("matvec is not implemented") != std::string::npos);
 }
 
-TEST_CASE("an error outside the run is the harness's: internal error") {
-  Started s("setup_error");
+TEST_CASE("an error outside the run, from the judge, is the harness's: internal error") {
+  Started s("setup_error", WorkerCode::lab);
   const WorkerFailure f = run_once(s.worker);
   CHECK(f.verdict == Verdict::internal_error);
   CHECK(f.details.find("lab1 needs m >= 1") != std::string::npos);
+}
+
+TEST_CASE("the same error reply from a process running the submission's code is the submission's crash") {
+  // A candidate can write any reply on the results pipe (issue 32: a forged "setup" error, then exit): nothing it
+  // says makes a grading internal, and the process is ended.
+  Started s("setup_error");
+  const WorkerFailure f = run_once(s.worker);
+  CHECK(f.verdict == Verdict::crash);
+  CHECK(f.details.find("in setup inside the submission's process") != std::string::npos);
+  CHECK(f.details.find("lab1 needs m >= 1") != std::string::npos);
+  CHECK_FALSE(s.worker.alive());
+
+  Greeted refused("setup_refused");
+  REQUIRE(refused.worker.start_setup({{"n", 0}}, 42, {}, 10));
+  CHECK_FALSE(refused.worker.finish_setup());
+  CHECK(refused.worker.failure().verdict == Verdict::crash);
 }
 
 // start_setup() lets the grader work while a worker builds its inputs; the reply must still be read, in order.
@@ -387,13 +407,13 @@ TEST_CASE("a setup whose reply no one read is read before the next command, so r
 }
 
 TEST_CASE("a refused setup read late is still the harness's error, and the next command does not run") {
-  Greeted read("setup_refused");
+  Greeted read("setup_refused", WorkerCode::lab);
   REQUIRE(read.worker.start_setup({{"n", 0}}, 42, {}, 10));
   CHECK_FALSE(read.worker.finish_setup());
   CHECK(read.worker.failure().verdict == Verdict::internal_error);
   CHECK(read.worker.failure().details.find("lab8 needs n >= 1") != std::string::npos);
 
-  Greeted unread("setup_refused");
+  Greeted unread("setup_refused", WorkerCode::lab);
   REQUIRE(unread.worker.start_setup({{"n", 0}}, 42, {}, 10));
   const WorkerFailure f = run_once(unread.worker);
   CHECK(f.verdict == Verdict::internal_error);
@@ -415,7 +435,7 @@ TEST_CASE("a worker that dies before hello") {
   TempDir dir;
   LaunchOptions options = fake_worker("good", dir.path());
   options.argv = {"/bin/sh", "-c", "exit 7"};
-  Worker worker(options, "judge");
+  Worker worker(options, "judge", WorkerCode::lab);
   std::vector<std::string> variants;
   CHECK_FALSE(worker.hello(variants, 10));
   CHECK(worker.failure().verdict == Verdict::no_completion);
@@ -435,7 +455,7 @@ TEST_CASE("inside the sandbox, a signal is still a crash named by the signal") {
   TempDir dir;
   LaunchOptions options = fake_worker("segv", dir.path());
   options.wrapper = sandbox.wrapper(dir.path(), dir.path(), {}, false);
-  Worker worker(options, "candidate");
+  Worker worker(options, "candidate", WorkerCode::submission);
   std::vector<std::string> variants;
   REQUIRE(worker.hello(variants, 10));
   REQUIRE(worker.setup({{"m", 2}}, 42, {}, 10));
@@ -453,7 +473,7 @@ TEST_CASE("inside the sandbox, an exit is still no completion with its own code"
   TempDir dir;
   LaunchOptions options = fake_worker("exit3", dir.path());
   options.wrapper = sandbox.wrapper(dir.path(), dir.path(), {}, false);
-  Worker worker(options, "candidate");
+  Worker worker(options, "candidate", WorkerCode::submission);
   std::vector<std::string> variants;
   REQUIRE(worker.hello(variants, 10));
   REQUIRE(worker.setup({{"m", 2}}, 42, {}, 10));

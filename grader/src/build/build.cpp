@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <fstream>
 #include <future>
+#include <set>
 #include <sstream>
 
 #include "build/build_inputs.h"
@@ -87,7 +88,7 @@ std::vector<std::string> compile_command(const Environment& env, const LabSpec& 
   if (lab_flags) {
     if (!is_cuda_source(source)) argv.insert(argv.end(), aligned_code_flags.begin(), aligned_code_flags.end());
     argv.insert(argv.end(), spec.build.flags.begin(), spec.build.flags.end());
-    argv.insert(argv.end(), extra_flags.begin(), extra_flags.end());  // later flags win: -O0 after -O2
+    argv.insert(argv.end(), extra_flags.begin(), extra_flags.end());  // later flags win: -fno-gcse after -O2
   } else {
     argv.push_back("-O2");
   }
@@ -135,6 +136,10 @@ std::vector<std::string> link_command(const Environment& env, const LabSpec& spe
   } else {
     const auto filter = filter_link_flags(spec, spec.build.language == "cuda", *inputs);
     argv.insert(argv.end(), filter.begin(), filter.end());
+    // Every library call resolved before main and its table made read-only (full RELRO): student code cannot
+    // redirect a call of the harness's (clock_gettime, say) by writing over its GOT slot.
+    if (spec.build.language == "cuda") argv.insert(argv.end(), {"-Xlinker", "-z", "-Xlinker", "now"});
+    else argv.push_back("-Wl,-z,now");
   }
   argv.insert(argv.end(), {"-o", executable.string()});
   return argv;
@@ -351,6 +356,35 @@ CandidateBuild compile_candidate(const Environment& env, const LabSpec& spec, co
     build.student_objects.push_back(object);
   }
   return build;
+}
+
+std::vector<std::string> build_flag_macro_changes(const Environment& env, const LabSpec& spec,
+                                                  const std::vector<std::string>& extra_flags) {
+  // What the student's compiler predefines with the lab's flags, then with extra_flags after them: the C++
+  // compiler's, or for a CUDA lab nvcc's (the host compiler's macros and nvcc's own, __CUDACC_DEBUG__ under -G).
+  const bool cuda = spec.build.language == "cuda" && env.nvcc;
+  auto macros = [&](const std::vector<std::string>& extra) {
+    std::vector<std::string> argv = {cuda ? *env.nvcc : env.cxx, "-std=c++20"};
+    if (!cuda) argv.insert(argv.end(), aligned_code_flags.begin(), aligned_code_flags.end());
+    argv.insert(argv.end(), spec.build.flags.begin(), spec.build.flags.end());
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    if (cuda) argv.insert(argv.end(), {"-E", "-Xcompiler", "-dM", "-x", "cu", "/dev/null"});
+    else argv.insert(argv.end(), {"-dM", "-E", "-x", "c++", "/dev/null"});
+    const ToolResult result = run_tool(argv, ".", 60);
+    if (!result.ok()) throw std::runtime_error("the compiler could not list its predefined macros: " + result.output);
+    std::set<std::string> lines;
+    std::istringstream text(result.output);
+    for (std::string line; std::getline(text, line);) lines.insert(line);
+    return lines;
+  };
+  const auto graded = macros({});
+  const auto checking = macros(extra_flags);
+  std::vector<std::string> changes;
+  for (const auto& line : graded)
+    if (!checking.count(line)) changes.push_back("without " + line.substr(line.find(' ') + 1));
+  for (const auto& line : checking)
+    if (!graded.count(line)) changes.push_back("with " + line.substr(line.find(' ') + 1));
+  return changes;
 }
 
 void link_candidate(const Environment& env, const LabSpec& spec, const LabBuild& lab, CandidateBuild& build,

@@ -62,6 +62,12 @@ void link_candidate(const Environment& env, const LabSpec& spec, const LabBuild&
                     const std::filesystem::path& workdir, const std::string& name = "candidate",
                     const std::vector<std::string>& extra_flags = {});
 
+// How the compiler's predefined macros (`-dM -E`) differ when `extra_flags` (an item's build_flags) follow the lab's
+// flags: "without __OPTIMIZE__ 1" for -O0. Empty when they do not: code cannot then tell that build from
+// the graded one by the preprocessor. Throws std::runtime_error when the compiler cannot say.
+std::vector<std::string> build_flag_macro_changes(const Environment& env, const LabSpec& spec,
+                                                  const std::vector<std::string>& extra_flags);
+
 // The compute capability of the first CUDA GPU ("sm_90"), or empty when none answers.
 std::string detect_gpu_arch();
 

@@ -57,7 +57,7 @@ void generate(const Environment& env, const LabSpec& spec, Manifest& manifest) {
                                fs::perms::others_read | fs::perms::others_exec);
   // Copied next to its work directory: the worker may run as a user who cannot reach the build tree.
   fs::copy_file(lab.judge, workdir / "judge");
-  Worker judge(worker_launch_options(spec, workdir / "judge", workdir), "judge");
+  Worker judge(worker_launch_options(spec, workdir / "judge", workdir), "judge", WorkerCode::lab);
   std::vector<std::string> variants;
   if (!judge.hello(variants, 60)) throw CommandFailure(ExitCode::internal, "the judge did not start: " + judge.failure().details);
 

@@ -1,6 +1,6 @@
 // builds.cpp: the submission's builds, for grade.cpp's pipeline: staging the declared files, the lab's cached
 // build, the student's compile, the link policy and the link; an item's own build with extra flags (lab3's race
-// detectors at -O0); and with --sanitize, the instrumented twin of each build that runs.
+// detectors); and with --sanitize, the instrumented twin of each build that runs.
 #include <string>
 #include <vector>
 
@@ -86,8 +86,8 @@ bool Grading::build_sanitized() {
   return true;
 }
 
-// Every build of the submission that runs gets the sanitizer, an item's own build (lab3's race detectors at
-// -O0) as much as the main one: item_flags first, then the sanitizer's. -ffile-prefix-map makes the
+// Every build of the submission that runs gets the sanitizer, an item's own build (lab3's race detectors) as
+// much as the main one: item_flags first, then the sanitizer's. -ffile-prefix-map makes the
 // sanitizers' reports name "src/matvec.cpp:25", the student's own file.
 CandidateBuild Grading::sanitized_build(const std::vector<std::string>& item_flags, const std::string& name) {
   std::vector<std::string> flags = item_flags;
@@ -113,12 +113,30 @@ Grading::FlagBuild& Grading::flag_build(const std::vector<std::string>& flags) {
   for (const auto& flag : flags) shown += (shown.empty() ? "" : " ") + flag;
   progress("build (submission)", "compiling the submission again, with " + shown);
   const std::string name = "candidate-" + std::to_string(flag_builds_.size());
+  // A checking build the code can recognise is one it can behave well in (lab3's race detectors were once built
+  // at -O0, where `#ifndef __OPTIMIZE__` chose serial code): an item's flags must leave every predefined macro as
+  // the graded build has it. Flags that do not are the lab's mistake, reported before anything is compiled.
+  std::vector<std::string> changes;
+  try {
+    changes = build_flag_macro_changes(env_, spec_, flags);
+  } catch (const std::exception& error) {
+    changes = {error.what()};
+  }
+  if (!changes.empty()) {
+    std::string listed;
+    for (std::size_t i = 0; i < changes.size() && i < 4; ++i) listed += (i == 0 ? "" : ", ") + changes[i];
+    made.build.verdict = Verdict::internal_error;
+    made.details = "the lab's build_flags (" + shown + ") change what the compiler predefines (" + listed +
+                   "), so the submission could tell this build from the graded one; the lab must choose flags "
+                   "that keep the graded build's optimisation level and macros";
+    return made;
+  }
   made.build = compile_candidate(env_, spec_, lab_, staged_sources_, workdir_, flags, name);
   if (made.build.verdict != Verdict::passed) {
     made.details = "the submission does not compile with this item's extra flags (" + shown + "); see the build log";
   } else if (PolicyResult policy = apply_link_policy(spec_, lab_.baseline_objects, made.build.student_objects);
              policy.verdict != Verdict::passed) {
-    // The optimiser changes what an object calls: at -O0 nothing is inlined, so the policy reads this build too.
+    // Other flags change what an object calls and defines (what is inlined), so the policy reads this build too.
     made.build.verdict = policy.verdict;
     made.details = "built with " + shown + ": " + policy.details;
   } else {

@@ -72,7 +72,7 @@ DumpedCase dump_case(const Environment& env, const LabSpec& spec, const std::str
   fs::permissions(workdir, fs::perms::owner_all | fs::perms::others_read | fs::perms::others_exec |
                                fs::perms::group_read | fs::perms::group_exec);
   fs::copy_file(lab.judge, workdir / "judge");
-  Worker judge(worker_launch_options(spec, workdir / "judge", workdir), "judge");
+  Worker judge(worker_launch_options(spec, workdir / "judge", workdir), "judge", WorkerCode::lab);
   std::vector<std::string> variants;
   std::vector<Array> inputs, outputs;
   double seconds = 0;

@@ -69,7 +69,8 @@ std::unique_ptr<Worker> Grading::start_worker(const fs::path& executable, const 
     launch.limits.wall_seconds *= sanitizer_slowdown;
     launch.limits.cpu_seconds *= sanitizer_slowdown;
   }
-  auto worker = std::make_unique<Worker>(launch, role);
+  const WorkerCode code = is_candidate_code(executable) ? WorkerCode::submission : WorkerCode::lab;
+  auto worker = std::make_unique<Worker>(launch, role, code);
   std::vector<std::string> variants;
   worker->hello(variants, 60);  // a worker that cannot even greet is left dead; callers read failure()
   return worker;

@@ -5,49 +5,19 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
-#include <map>
 #include <memory>
 #include <optional>
 #include <set>
-#include <sstream>
 
 #include "core/tool.h"
+#include "policy/elf_file.h"
+#include "policy/startup.h"
 
 namespace grader {
 
 namespace {
 
 namespace fs = std::filesystem;
-
-struct Symbol {
-  std::string name;
-  char type = '?';  // nm's letter: U undefined, T/D/B/R strong, W/V weak, lower case local
-  unsigned long long value = 0;
-};
-
-std::vector<Symbol> read_symbols(const fs::path& object) {
-  ToolResult result = run_tool({"nm", "-P", object.string()}, object.parent_path(), 60);
-  if (!result.ok()) throw std::runtime_error("nm could not read " + object.string() + ": " + result.output);
-  std::vector<Symbol> symbols;
-  std::istringstream lines(result.output);
-  std::string line;
-  while (std::getline(lines, line)) {
-    std::istringstream fields(line);
-    Symbol symbol;
-    std::string type, value;
-    if (!(fields >> symbol.name >> type) || type.empty()) continue;
-    symbol.type = type[0];
-    if (fields >> value) symbol.value = std::strtoull(value.c_str(), nullptr, 16);
-    symbols.push_back(symbol);
-  }
-  return symbols;
-}
-
-// 'i': a GNU indirect function, resolved at load time: a strong definition like any other.
-bool is_strong_global(char type) {
-  return type == 'T' || type == 'D' || type == 'B' || type == 'R' || type == 'G' || type == 'S' || type == 'i';
-}
-bool is_weak(char type) { return type == 'W' || type == 'V' || type == 'u' || type == 'w' || type == 'v'; }
 
 std::string demangle(const std::string& name) {
   int status = 0;
@@ -63,86 +33,6 @@ std::string base_name(const std::string& symbol) {
 
 bool matches_any(const std::vector<std::string>& patterns, const std::string& name) {
   return std::any_of(patterns.begin(), patterns.end(), [&](const std::string& p) { return glob_match(p, name); });
-}
-
-// The function defined at `offset` in section `section` of `object` (readelf -s gives each symbol's
-// section index, readelf -S the index's name). "<section>+<offset>" when none is.
-std::string function_at(const fs::path& object, const std::string& section, unsigned long long offset) {
-  std::map<std::string, std::string> section_names;  // index -> name
-  ToolResult sections = run_tool({"readelf", "-S", "-W", object.string()}, object.parent_path(), 60);
-  std::istringstream section_lines(sections.output);
-  std::string line;
-  while (std::getline(section_lines, line)) {
-    // "  [ 5] .text.startup     PROGBITS ..."
-    auto open = line.find('[');
-    auto close = line.find(']');
-    if (open == std::string::npos || close == std::string::npos || close < open) continue;
-    std::string index = line.substr(open + 1, close - open - 1);
-    index.erase(0, index.find_first_not_of(' '));
-    std::istringstream rest(line.substr(close + 1));
-    std::string section_name;
-    if (rest >> section_name) section_names[index] = section_name;
-  }
-  ToolResult table = run_tool({"readelf", "-s", "-W", object.string()}, object.parent_path(), 60);
-  std::istringstream symbol_lines(table.output);
-  while (std::getline(symbol_lines, line)) {
-    // "   12: 0000000000000362    90 FUNC    LOCAL  DEFAULT    5 _ZL24__sti____cudaRegisterAllv"
-    std::istringstream fields(line);
-    std::string number, value, size, type, bind, visibility, index, name;
-    if (!(fields >> number >> value >> size >> type >> bind >> visibility >> index >> name)) continue;
-    if (type != "FUNC" || number.back() != ':') continue;
-    if (section_names[index] == section && std::strtoull(value.c_str(), nullptr, 16) == offset) return name;
-  }
-  return section + "+" + std::to_string(offset);
-}
-
-// The functions a CUDA object's .init_array calls. nvcc registers each object's kernels from a static
-// constructor of its own (__sti____cudaRegisterAll); anything else there is the student's.
-std::vector<std::string> init_array_targets(const fs::path& object) {
-  ToolResult result = run_tool({"readelf", "-r", "-W", object.string()}, object.parent_path(), 60);
-  std::vector<std::string> targets;
-  std::istringstream lines(result.output);
-  std::string line;
-  bool in_init_array = false;
-  while (std::getline(lines, line)) {
-    if (line.rfind("Relocation section", 0) == 0) {
-      in_init_array = line.find(".init_array") != std::string::npos || line.find(".ctors") != std::string::npos ||
-                      line.find(".preinit_array") != std::string::npos;
-      continue;
-    }
-    if (!in_init_array || line.empty()) continue;
-    // "offset info type symbol-value symbol-name + addend". The name is often a section (".text + 362"):
-    // then the target is the function at that offset, which nm names.
-    std::istringstream fields(line);
-    std::string offset, info, type, value, name, plus, addend;
-    if (!(fields >> offset >> info >> type >> value >> name)) continue;
-    if (offset.find_first_not_of("0123456789abcdef") != std::string::npos) continue;  // the column headings
-    fields >> plus >> addend;
-    if (name.rfind(".", 0) == 0 && !addend.empty()) name = function_at(object, name, std::stoull(addend, nullptr, 16));
-    targets.push_back(name);
-  }
-  return targets;
-}
-
-bool is_nvcc_registration(const std::string& symbol) { return symbol.find("__sti____cudaRegisterAll") != std::string::npos; }
-
-// Sections that hold code run before main.
-std::vector<std::string> startup_sections(const fs::path& object) {
-  ToolResult result = run_tool({"readelf", "-S", "-W", object.string()}, object.parent_path(), 60);
-  std::vector<std::string> found;
-  for (const char* section : {".init_array", ".preinit_array", ".ctors"}) {
-    const std::string needle = std::string(section);
-    auto pos = result.output.find(needle);
-    while (pos != std::string::npos) {
-      const char after = pos + needle.size() < result.output.size() ? result.output[pos + needle.size()] : ' ';
-      if (after == ' ' || after == '.') {  // ".init_array" or ".init_array.00100", not ".init_arrayfoo"
-        found.push_back(section);
-        break;
-      }
-      pos = result.output.find(needle, pos + 1);
-    }
-  }
-  return found;
 }
 
 // The headers a student object's source included (its -MD dependency list), or nullopt without one.
@@ -213,6 +103,8 @@ const std::vector<std::string>& default_forbidden_calls() {
       // C++ threads start inside libstdc++, so a student object only names these: std::thread, std::jthread,
       // std::async
       "_ZNSt6thread*", "_ZNSt7jthread*", "*__future_base*",
+      // the sanitizers' runtimes: a weak reference to one (__tsan_init) tells a sanitized build from the graded one
+      "__tsan_*", "__asan_*", "__ubsan_*", "__msan_*", "__lsan_*", "__hwasan_*", "__sanitizer_*",
   };
   return calls;
 }
@@ -226,18 +118,52 @@ const std::vector<std::string>& forbidden_definitions() {
       // the C library and runtimes the harness calls
       "malloc", "free", "calloc", "realloc", "memcpy", "memmove", "memset", "memcmp", "write", "read", "exit", "_exit",
       "abort", "pthread_*", "GOMP_*", "omp_*", "cuda*", "cublas*", "__cxa_*", "__libc_*", "__sanitizer_*", "__asan_*",
-      "__ubsan_*", "__tsan_*", "_Znwm", "_Znam", "_ZdlPv", "_ZdaPv", "_ZdlPvm", "_ZdaPvm",
+      "__ubsan_*", "__tsan_*", "__msan_*", "__lsan_*", "__hwasan_*", "_Znwm", "_Znam", "_ZdlPv", "_ZdaPv", "_ZdlPvm", "_ZdaPvm",
   };
   return names;
 }
 
+namespace {
+
+// Rewrites `object` so that it defines globally nothing but the lab's API: every other definition made local. Its
+// COMDAT groups are dissolved first: the linker keeps one copy of each group by name, even a group whose symbols are
+// local, and a local reference into a discarded copy does not link. So the student's inline functions and template
+// instantiations become its own private copies, and the harness keeps its own. GNU_UNIQUE is made weak by a first
+// pass: objcopy localizes it in no other way, and in one pass it weakens after localizing. (objcopy 2.40 fails
+// without a word on an empty symbol list, so a list goes only where it has names.)
+void localize(const fs::path& object, const std::vector<std::string>& names, const std::vector<std::string>& unique,
+              const std::set<std::string>& group_sections) {
+  auto run = [&](std::vector<std::string> argv) {
+    argv.insert(argv.begin(), "objcopy");
+    argv.push_back(object.string());
+    ToolResult rewritten = run_tool(argv, object.parent_path(), 60);
+    if (!rewritten.ok()) throw std::runtime_error("objcopy could not localize symbols: " + rewritten.output);
+  };
+  auto list_file = [&](const std::string& suffix, const std::vector<std::string>& lines) {
+    const fs::path file = object.string() + suffix;
+    std::ofstream out(file);
+    for (const auto& line : lines) out << line << "\n";
+    return file.string();
+  };
+  if (!unique.empty()) run({"--weaken-symbols=" + list_file(".unique", unique)});
+  std::vector<std::string> argv;
+  if (!names.empty()) argv.push_back("--localize-symbols=" + list_file(".localize", names));
+  for (const auto& section : group_sections) argv.push_back("--remove-section=" + section);
+  if (!argv.empty()) run(argv);
+}
+
+}  // namespace
+
 PolicyResult apply_link_policy(const LabSpec& spec, const std::vector<fs::path>& api_objects,
                                const std::vector<fs::path>& student_objects) {
   PolicyResult result;
+  // The API: the strong global definitions of the lab's baseline, the functions the harness calls. (Not its weak
+  // ones: an inline function or template instantiation the harness has too would then stay global in the student's
+  // object, where a strong or unique definition would outrank the harness's weak copy.)
   std::set<std::string> api;
   for (const auto& object : api_objects)
-    for (const auto& symbol : read_symbols(object))
-      if (is_strong_global(symbol.type)) api.insert(symbol.name);
+    for (const auto& symbol : read_elf(object).symbols)
+      if (symbol.global_definition() && symbol.binding == "GLOBAL" && symbol.type != "IFUNC") api.insert(symbol.name);
 
   std::vector<std::string> forbidden_calls;
   for (const auto& call : default_forbidden_calls())
@@ -245,102 +171,87 @@ PolicyResult apply_link_policy(const LabSpec& spec, const std::vector<fs::path>&
   forbidden_calls.insert(forbidden_calls.end(), spec.policy.forbid.begin(), spec.policy.forbid.end());
   const bool cuda = spec.build.language == "cuda";
 
-  auto refuse = [&](const Symbol& symbol, std::string rule, const fs::path& object) {
-    result.findings.push_back({symbol.name, demangle(symbol.name), std::move(rule), object.filename().string()});
+  auto refuse = [&](const std::string& symbol, std::string rule, const fs::path& object) {
+    result.findings.push_back({symbol, demangle(symbol), std::move(rule), object.filename().string()});
   };
 
   for (const auto& object : student_objects) {
-    std::vector<std::string> localized_here;
     bool forbidden_use_named = false;
     // Header-only libraries leave no symbol to read once inlined (cub::BlockReduce in the student's own kernel),
     // so the lab forbids their headers, read from the compiler's own list of what the source included.
     if (!spec.policy.forbid_headers.empty()) {
       const auto headers = included_headers(object);
       if (!headers) {
-        refuse(Symbol{dependency_file(object).filename().string(), '?'},
+        refuse(dependency_file(object).filename().string(),
                "has no dependency list, so the headers this lab forbids cannot be checked", object);
       } else {
         for (const auto& pattern : spec.policy.forbid_headers) {
           const auto hit = std::find_if(headers->begin(), headers->end(),
                                         [&](const std::string& header) { return glob_match(pattern, header); });
           if (hit != headers->end())
-            refuse(Symbol{*hit, 'H'}, "is included (directly or through another header), and this lab forbids the "
-                   "headers " + pattern, object);
+            refuse(*hit, "is included (directly or through another header), and this lab forbids the headers " + pattern,
+                   object);
         }
       }
     }
-    for (const auto& symbol : read_symbols(object)) {
+    const ElfFile elf = read_elf(object);
+    // By name, as nm lists them: findings come in an order a reader can scan, the same from one compiler to the next.
+    std::vector<ElfSymbol> symbols = elf.symbols;
+    std::stable_sort(symbols.begin(), symbols.end(), [](const ElfSymbol& a, const ElfSymbol& b) { return a.name < b.name; });
+    std::vector<std::string> to_localize, unique;
+    for (const auto& symbol : symbols) {
       const std::string name = base_name(symbol.name);
-      // A weak reference ('w', 'v': `__attribute__((weak))` on a declaration) is a call like any other
-      // once the library that defines it is loaded.
-      if (symbol.type == 'U' || symbol.type == 'w' || symbol.type == 'v') {
+      // A weak reference (`__attribute__((weak))` on a declaration) is a call like any other once the library
+      // that defines it is loaded.
+      if (symbol.undefined()) {
+        if (name.empty()) continue;
         // A call the lab forbids; lab allows override the grader's defaults but never the lab's own forbid.
         if (matches_any(forbidden_calls, name) || matches_any(spec.policy.forbid, demangle(name))) {
           bool allowed = matches_any(spec.policy.allow, name) && !matches_any(spec.policy.forbid, name) &&
                          !matches_any(spec.policy.forbid, demangle(name));
-          if (!allowed) refuse(symbol, "calls " + name + ", which this lab does not allow", object);
+          if (!allowed) refuse(symbol.name, "calls " + name + ", which this lab does not allow", object);
         }
         continue;
       }
+      if (symbol.type == "SECTION" || symbol.type == "FILE") continue;
       // What the lab forbids is forbidden defined as much as called: CUB or Thrust kernels, say, are
       // instantiated inside the student's own object rather than called from a library.
       // A library's instantiated templates come by the hundred: the first one per object names it well enough.
-      if (symbol.type != 'U' && !spec.policy.forbid.empty() &&
-          (matches_any(spec.policy.forbid, name) || matches_any(spec.policy.forbid, demangle(name)))) {
-        if (!forbidden_use_named) refuse(symbol, "uses " + demangle(name) + ", which this lab forbids", object);
+      if (!spec.policy.forbid.empty() && (matches_any(spec.policy.forbid, name) || matches_any(spec.policy.forbid, demangle(name)))) {
+        if (!forbidden_use_named) refuse(symbol.name, "uses " + demangle(name) + ", which this lab forbids", object);
         forbidden_use_named = true;
         continue;
       }
-      // An ifunc's resolver runs while the program is being loaded, before main and before the syscall
-      // filter is installed: code before main, like a constructor.
-      if (symbol.type == 'i') {
-        refuse(symbol, "defines " + demangle(name) + " as an indirect function (GNU ifunc, or target_clones): its "
-               "resolver would run before main; write one version, or choose at run time", object);
-        continue;
-      }
-      if (!is_strong_global(symbol.type) && !is_weak(symbol.type)) continue;
-      if (api.count(symbol.name)) continue;
-      // nvcc emits registration and stub symbols of its own for every CUDA object.
+      if (!symbol.global_definition() || api.count(symbol.name)) continue;
+      // nvcc emits registration and stub symbols of its own for every CUDA object: not the student's naming.
       const bool cuda_generated = cuda && (name.rfind("__cuda", 0) == 0 || name.rfind("__nv", 0) == 0 ||
                                            name.rfind("__fatbinwrap", 0) == 0 || name.find("__device_stub__") != std::string::npos);
       if (matches_any(forbidden_definitions(), name) && !cuda_generated) {
-        refuse(symbol, "defines " + name + ", a name the C library, the runtime or the harness owns", object);
+        refuse(symbol.name, "defines " + name + ", a name the C library, the runtime or the harness owns", object);
         continue;
       }
-      // A weak definition of a C name could stand in for a library function the harness calls; C++
-      // inline functions and templates (mangled names) are merged by the linker with the harness's own.
-      // (DW.ref.* are the compiler's own references to the exception personality routine.)
-      const bool compiler_generated = name.rfind("DW.ref.", 0) == 0;
-      if (is_weak(symbol.type) && symbol.type != 'w' && symbol.type != 'v' && name.rfind("_Z", 0) != 0 && !cuda_generated &&
-          !compiler_generated) {
-        refuse(symbol, "defines " + name + " as a weak global: only the lab's API may be defined globally", object);
-        continue;
-      }
-      if (is_weak(symbol.type) || cuda_generated) continue;
-      localized_here.push_back(symbol.name);
-      result.localized.push_back(symbol.name);
+      // Everything else an object defines globally, strong, weak or unique, C or C++, inline or template, in any
+      // section, is made local: only the API can bind a call of the harness's (or of the C runtime's).
+      to_localize.push_back(symbol.name);
+      if (symbol.binding == "UNIQUE") unique.push_back(symbol.name);
     }
-    for (const auto& section : startup_sections(object)) {
-      if (cuda) {
-        bool only_registration = true;
-        for (const auto& target : init_array_targets(object)) only_registration = only_registration && is_nvcc_registration(target);
-        if (only_registration) continue;
-      }
-      refuse(Symbol{section, 'S'},
-             "has a " + section + " section: code that runs before main (a global object with a constructor, or "
-             "__attribute__((constructor))); make such objects local to a function",
-             object);
-    }
-    // Rewrite this object only if it has something to hide, naming exactly its own symbols.
-    if (!localized_here.empty()) {
-      const fs::path list_file = object.string() + ".localize";
-      std::ofstream list(list_file);
-      for (const auto& name : localized_here) list << name << "\n";
-      list.close();
-      ToolResult rewritten = run_tool({"objcopy", "--localize-symbols=" + list_file.string(), object.string()},
-                                      object.parent_path(), 60);
-      if (!rewritten.ok()) throw std::runtime_error("objcopy could not localize symbols: " + rewritten.output);
-    }
+    for (const auto& outside : code_outside_main(elf, cuda)) refuse(outside.what, outside.rule, object);
+
+    std::set<std::string> group_sections;
+    for (const auto& section : elf.sections)
+      if (section.type == "GROUP") group_sections.insert(section.name);
+    if (to_localize.empty() && group_sections.empty()) continue;
+    localize(object, to_localize, unique, group_sections);
+    result.localized.insert(result.localized.end(), to_localize.begin(), to_localize.end());
+    // What objcopy could not make local (a COMMON symbol has no section to be local in) is refused: nothing but the
+    // API may be left for the linker to bind.
+    std::set<std::string> refused_here;
+    for (const auto& finding : result.findings)
+      if (finding.object == object.filename().string()) refused_here.insert(finding.symbol);
+    for (const auto& symbol : read_elf(object).symbols)
+      if (symbol.global_definition() && !api.count(symbol.name) && !refused_here.count(symbol.name))
+        refuse(symbol.name, "is defined globally (" + symbol.binding + (symbol.section == "COM" ? ", common" : "") +
+               ") and could not be made local: only the lab's API may be defined globally", object);
   }
 
   if (!result.findings.empty()) {

@@ -1,9 +1,14 @@
-// policy.h: pipeline stage 4. Reads the student's object files (nm, readelf) before anything runs:
-//   - the only global definitions kept are the lab's API (what the lab's baseline defines); every other
-//     strong global is made local, so student code cannot interpose on the harness or the C library;
+// policy.h: pipeline stage 4. Reads the student's object files (readelf) before anything links or runs:
+//   - the only global definitions kept are the lab's API (what the lab's baseline defines); every other definition,
+//     strong, weak or GNU_UNIQUE, C or C++, inline, template or COMDAT, in any section, is made local (its COMDAT
+//     groups dissolved), so nothing of the student's can bind a call of the harness's, the C runtime's or a
+//     library's: not std::chrono::steady_clock::now(), not an instantiation the harness also uses. What cannot be
+//     made local (a COMMON symbol) is refused;
 //   - defining a C library, timer or runtime symbol (clock_gettime, main, omp_get_wtime...) is refused;
-//   - calling what the lab does not allow (fork, dlopen, sockets, cublas* in a GEMM lab...) is refused;
-//   - static constructors (.init_array, .ctors, .preinit_array) and ifuncs are refused: no code runs before main;
+//   - calling what the lab does not allow (fork, dlopen, sockets, sanitizer runtimes, cublas* in a GEMM lab...) is
+//     refused;
+//   - code that runs outside main is refused (policy/startup.h): .init/.fini, constructor and destructor tables,
+//     ifuncs and IRELATIVE relocations;
 //   - headers the lab forbids (CUB, Thrust, CUTLASS: header-only, so nothing of them need be left to name in
 //     the object) are refused from the compiler's dependency list.
 #pragma once
@@ -29,11 +34,11 @@ struct PolicyResult {
   Verdict verdict = Verdict::passed;  // passed or policy_refused
   std::vector<PolicyFinding> findings;
   std::string details;  // one line per finding
-  std::vector<std::string> localized;  // student globals made local
+  std::vector<std::string> localized;  // student definitions made local
 };
 
 // `api_objects`: the lab's baseline objects, whose global definitions are the API. Rewrites student
-// objects in place (localizing non-API globals).
+// objects in place (localizing non-API definitions, dissolving COMDAT groups).
 PolicyResult apply_link_policy(const LabSpec& spec, const std::vector<std::filesystem::path>& api_objects,
                                const std::vector<std::filesystem::path>& student_objects);
 

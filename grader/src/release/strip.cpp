@@ -17,14 +17,14 @@ namespace {
 
 constexpr std::string_view blanks = " \t\r";
 
-std::string_view trim(std::string_view text) {
+std::string_view without_blanks(std::string_view text) {
   const auto first = text.find_first_not_of(blanks);
   if (first == std::string_view::npos) return {};
   return text.substr(first, text.find_last_not_of(blanks) - first + 1);
 }
 
-bool is_blank(std::string_view line) { return trim(line).empty(); }
-bool is_comment(std::string_view line) { return trim(line).starts_with('#'); }
+bool is_blank(std::string_view line) { return without_blanks(line).empty(); }
+bool is_comment(std::string_view line) { return without_blanks(line).starts_with('#'); }
 
 // The byte offset of a 1-based column counted in code points, the way toml++ counts columns.
 std::size_t byte_offset(const std::string& line, int column) {
@@ -145,7 +145,7 @@ class Cutter {
 
   void remove_block(const toml::table& table, const std::string& what) {
     const int header = static_cast<int>(table.source().begin.line);
-    if (!trim(lines_[header - 1]).starts_with('['))
+    if (!without_blanks(lines_[header - 1]).starts_with('['))
       fail(header, "cannot cut " + what + " out by lines: line " + std::to_string(header) + " is not its table header");
     std::set<int> own;
     collect_headers(table, own);

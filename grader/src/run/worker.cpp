@@ -53,8 +53,8 @@ WorkerFailure describe_ending(const Ending& ending, const ProcessLimits& limits)
   return {Verdict::internal_error, "the process is still running"};
 }
 
-Worker::Worker(const LaunchOptions& options, std::string role)
-    : process_(ChildProcess::launch(options)), role_(std::move(role)), limits_(options.limits) {}
+Worker::Worker(const LaunchOptions& options, std::string role, WorkerCode code)
+    : process_(ChildProcess::launch(options)), role_(std::move(role)), code_(code), limits_(options.limits) {}
 
 bool Worker::fail(Verdict verdict, std::string details) {
   failure_ = {verdict, std::move(details)};
@@ -134,6 +134,16 @@ bool Worker::receive(const std::string& expected, double timeout, std::string& r
       if (message.find("bad_alloc") != std::string::npos)
         return fail(Verdict::memory_limit, "memory allocation failed (std::bad_alloc) within the memory limit");
       return fail(Verdict::crash, "an exception escaped the code: " + message);
+    }
+    // Only the judge speaks for the lab. In the submission's process the lab kit's reply is no proof: the code
+    // shares the process, can write a forged "setup" error on the pipe, or damage the harness until it fails. The
+    // judge runs the same harness on the same case first, so a harness that really fails is the judge's failure.
+    if (code_ == WorkerCode::submission) {
+      alive_ = false;
+      process_.kill();
+      return fail(Verdict::crash, "the lab's harness reported a failure in " + stage + " inside the submission's "
+                                  "process (the lab's own failures are the judge's, which runs the same harness "
+                                  "alone): " + message);
     }
     return fail(Verdict::internal_error, "the lab's harness failed in " + stage + ": " + message);
   }

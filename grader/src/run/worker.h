@@ -26,10 +26,15 @@ struct TimedCalls {
   std::vector<Array> outputs;  // the last timed call's, when asked for
 };
 
+// Whose code a worker's process runs: the lab's alone (the judge), or the submission's as well (a candidate, or a
+// baseline timed in the candidate's program). What a process of the second kind writes on the results pipe is the
+// submission's word, whatever it claims to be (worker_protocol.md): it can never make a grading the lab's fault.
+enum class WorkerCode { lab, submission };
+
 class Worker {
  public:
   // `role` ("candidate", "judge") only labels messages. Throws std::system_error if it cannot start.
-  Worker(const LaunchOptions& options, std::string role);
+  Worker(const LaunchOptions& options, std::string role, WorkerCode code);
 
   // Each command returns false on failure and leaves the reason in failure(). A worker whose process died
   // (crash, limit, exit) stays dead: alive() is false and every later command fails at once.
@@ -60,6 +65,7 @@ class Worker {
 
   ChildProcess process_;
   std::string role_;
+  WorkerCode code_;
   ProcessLimits limits_;
   bool alive_ = true;
   WorkerFailure failure_;

@@ -1,10 +1,11 @@
-// Submission for the e2e check sanitize-address: overrun_at_O0.
-// dot reads one element past the end of x, but only in a build without optimisation (`__OPTIMIZE__` unset):
-// the stray read exists only in the -O0 build that lab3's race detectors run in. Expected under
-// --sanitize=address,undefined: "dot product race detector" crashes with AddressSanitizer's
-// heap-buffer-overflow, named at src/parallel.cpp and this function, which shows that an item's own build
-// is instrumented too; "dot product", run in the -O2 build, passes. Without a sanitizer the read is harmless
-// (the value is thrown away) and every item passes.
+// Submission for the e2e check sanitize-address: overrun_in_race_detector.
+// dot reads one element past the end of x, but only on the dot product race detector's cases (10^7 terms, a
+// length no other case of lab3 has). Expected under --sanitize=address,undefined, with --only "dot product race
+// detector": that item, which runs in a build of its own (build_flags), crashes with AddressSanitizer's
+// heap-buffer-overflow, named at src/parallel.cpp and this function, which shows that an item's own build is
+// instrumented too. Without a sanitizer the read is harmless (the value is thrown away) and every item passes.
+// (It once keyed on `__OPTIMIZE__`, which only the old -O0 race-detector build lacked; no build can be told apart so
+// now: issue 32.)
 #include "parallel.h"
 
 void matmul(const double* a, const double* b, double* c, std::int64_t m, std::int64_t k, std::int64_t n) {
@@ -33,9 +34,9 @@ double dot(const double* x, const double* y, std::int64_t len) {
   double sum = 0.0;
 #pragma omp parallel for reduction(+ : sum)
   for (std::int64_t i = 0; i < len; ++i) sum += x[i] * y[i];
-#ifndef __OPTIMIZE__
-  volatile double past_the_end = x[len];  // the bug: one past the end, thrown away
-  (void)past_the_end;
-#endif
+  if (len == 10000000) {
+    volatile double past_the_end = x[len];  // the bug: one past the end, thrown away
+    (void)past_the_end;
+  }
   return sum;
 }

@@ -20,6 +20,8 @@ namespace {
 
 using steady = std::chrono::steady_clock;
 
+constexpr int candidate_compare_reps = 3;  // calls timed for a `candidate:<variant>` row of `compare`
+
 double seconds_since(steady::time_point start) { return std::chrono::duration<double>(steady::now() - start).count(); }
 
 std::string fixed(double value, int digits) {
@@ -282,7 +284,11 @@ bool measure_item(const PerformanceItem& item, const MeasureInputs& in, MeasureC
       context.forget_judge();
       return fail(Verdict::internal_error, "the judge failed: " + why);
     }
-    if (!worker.alive() || !worker.time(variant, timing.warmup, timing.min_reps, on_candidate, command_timeout, calls)) {
+    // The student's other versions earn nothing and their row is read by eye: a median of three calls shows it as
+    // well as the lab's min_reps would, at half the cost (lab 1's naive rowptr is its slowest call). The judge's
+    // rows keep min_reps: one may stand in for the bound, below.
+    const int reps = on_candidate ? std::min(timing.min_reps, candidate_compare_reps) : timing.min_reps;
+    if (!worker.alive() || !worker.time(variant, timing.warmup, reps, on_candidate, command_timeout, calls)) {
       t.label += " (failed: " + worker.failure().details + ")";
       context.retire_candidate_if_dead();
     } else if (on_candidate && !check_outputs(calls.outputs, *expected, tolerance).passed) {

@@ -43,6 +43,14 @@ Report sample() {
   m.metric = "speedup";
   m.within_noise = true;
   m.noise_retries = 2;
+  m.spent.setup = 1.25;
+  m.spent.rounds = 2.5;
+  m.spent.round_count = 6;
+  m.spent.stopped_early = true;
+  m.spent.checks = 0.75;
+  m.spent.checked_rounds = 4;
+  m.spent.cross_check = 0.5;
+  m.spent.retries = 3;
   m.tiers = {{1.5, 0}, {1.8, 20}};
   timed.measurement = m;
   timed.next_step = "Look at the loop the compiler made";

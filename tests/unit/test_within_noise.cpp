@@ -108,3 +108,23 @@ TEST_CASE("straddles_tiers sees what score_measurement will: the trigger for mea
   const TestResult clear = timed({2.40, 2.42, 2.45, 2.50, 2.51, 2.55, 2.60});
   CHECK_FALSE(straddles_tiers(speedup_item(), {}, *clear.measurement));
 }
+
+TEST_CASE("points_decided: the rounds may stop only where no value the interval allows earns other points") {
+  // Far above full marks, and far below the first tier: more rounds could not change the points.
+  CHECK(points_decided(speedup_item(), {}, *timed({2.40, 2.42, 2.45, 2.50, 2.51, 2.55, 2.60}).measurement));
+  CHECK(points_decided(speedup_item(), {}, *timed({0.95, 0.97, 1.00, 1.01, 1.02, 1.04}).measurement));
+  // An interval across a threshold is not decided, and neither is one clear of it by less than its own half width
+  // (a few lucky rounds give a narrow interval): rounds within [2.0, 2.2] are decided; rounds from 1.81 to 2.25,
+  // every one above 1.8x too, are not, for their interval (about 1.85 to 2.15) is too wide for its distance to 1.8.
+  CHECK_FALSE(points_decided(speedup_item(), {}, *timed({1.70, 1.75, 1.78, 1.80, 1.84, 1.88, 1.90}).measurement));
+  CHECK(points_decided(speedup_item(), {}, *timed({2.00, 2.05, 2.10, 2.10, 2.15, 2.20}).measurement));
+  CHECK_FALSE(points_decided(speedup_item(), {}, *timed({1.81, 1.85, 1.95, 2.05, 2.15, 2.25}).measurement));
+  // Between two tiers the points follow the metric itself: they are never decided there, however narrow.
+  CHECK_FALSE(points_decided(speedup_item(), {}, *timed({1.55, 1.55, 1.55, 1.56, 1.56, 1.56}).measurement));
+  // Where every value of the interval scores the same, it is decided: the points stay as a full measurement gives.
+  const TestResult above = timed({2.40, 2.42, 2.45, 2.50, 2.51, 2.55, 2.60});
+  TestResult scored = above;
+  score_measurement(speedup_item(), {}, scored);
+  CHECK(scored.score == doctest::Approx(20));
+  CHECK_FALSE(scored.measurement->within_noise);
+}

@@ -76,6 +76,17 @@ Measurement measurement_of(const json& stored) {
   m.within_noise = flag(stored, "within_noise");
   m.noise_retries = static_cast<int>(number(stored, "noise_retries"));
   m.outside_checked = flag(stored, "outside_checked");
+  const json& spent = member(stored, "seconds");
+  m.spent.setup = number(spent, "setup");
+  m.spent.rounds = number(spent, "rounds");
+  m.spent.round_count = static_cast<int>(number(spent, "round_count"));
+  m.spent.stopped_early = flag(spent, "stopped_early");
+  m.spent.checks = number(spent, "checks");
+  m.spent.checked_rounds = static_cast<int>(number(spent, "checked_rounds"));
+  m.spent.compare = number(spent, "compare");
+  m.spent.bound = number(spent, "bound");
+  m.spent.cross_check = number(spent, "cross_check");
+  m.spent.retries = number(spent, "retries");
   m.threshold_full = number(stored, "full_marks_at");
   m.metric = text(stored, "metric");
   for (const auto& tier : member(stored, "tiers"))

@@ -19,7 +19,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string_view trim(std::string_view text) {
+std::string_view trim_ptx(std::string_view text) {
   while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.remove_prefix(1);
   while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
   return text;
@@ -86,10 +86,10 @@ struct PtxFunction {
 
 // The name after ".entry" or ".func" (a .func may first declare its return value in parentheses).
 std::string declared_name(std::string_view header, std::string_view keyword) {
-  std::string_view rest = trim(header.substr(header.find(keyword) + keyword.size()));
+  std::string_view rest = trim_ptx(header.substr(header.find(keyword) + keyword.size()));
   if (!rest.empty() && rest.front() == '(') {
     const auto close = rest.find(')');
-    rest = close == std::string_view::npos ? std::string_view() : trim(rest.substr(close + 1));
+    rest = close == std::string_view::npos ? std::string_view() : trim_ptx(rest.substr(close + 1));
   }
   const auto end = rest.find_first_of("( \t;");
   return std::string(rest.substr(0, end));
@@ -97,16 +97,16 @@ std::string declared_name(std::string_view header, std::string_view keyword) {
 
 void count_instruction(PtxFunction& function, std::string_view line, std::set<std::string>& labels_seen) {
   Kernel& k = function.counts;
-  std::string_view text = trim(line);
+  std::string_view text = trim_ptx(line);
   if (!text.empty() && text.front() == '@') {  // a predicate: "@%p1 bra $L__BB0_2;"
     const auto space = text.find_first_of(" \t");
-    text = space == std::string_view::npos ? std::string_view() : trim(text.substr(space));
+    text = space == std::string_view::npos ? std::string_view() : trim_ptx(text.substr(space));
   }
   const auto opcode_end = text.find_first_of(" \t;");
   const std::string opcode(text.substr(0, opcode_end));
   const std::vector<std::string> parts = split(opcode, '.');
   const std::string& op = parts[0];
-  const std::string_view operands = opcode_end == std::string_view::npos ? std::string_view() : trim(text.substr(opcode_end));
+  const std::string_view operands = opcode_end == std::string_view::npos ? std::string_view() : trim_ptx(text.substr(opcode_end));
 
   if (op == "ld" || op == "ldu" || op == "st") {
     const bool load = op != "st";
@@ -116,7 +116,7 @@ void count_instruction(PtxFunction& function, std::string_view line, std::set<st
   } else if (op == "cp" && parts.size() > 1 && parts[1] == "async") {
     // cp.async.ca.shared.global [dst], [src], 16: a global load straight into shared memory, 4 to 16 bytes.
     const auto comma = operands.rfind(',');
-    const int bytes = comma == std::string_view::npos ? 4 : std::atoi(std::string(trim(operands.substr(comma + 1))).c_str());
+    const int bytes = comma == std::string_view::npos ? 4 : std::atoi(std::string(trim_ptx(operands.substr(comma + 1))).c_str());
     std::vector<std::string> as_load = {"ld", "global", bytes >= 16 ? "v4" : (bytes == 8 ? "v2" : "b32"), "b32"};
     if (has(parts, "global")) count_access(k.global_loads, as_load);
     if (has_prefix(parts, "shared")) ++k.shared_stores;
@@ -131,7 +131,7 @@ void count_instruction(PtxFunction& function, std::string_view line, std::set<st
   } else if (op == "cvt" && has(parts, "tf32")) {
     ++k.tf32_conversions;
   } else if (op == "bra" || op == "brx") {
-    const std::string target(trim(operands.substr(0, operands.find(';'))));
+    const std::string target(trim_ptx(operands.substr(0, operands.find(';'))));
     if (labels_seen.count(target)) ++k.loops;
   } else if (op == "call") {
     // "call.uni (retval0), _Z3fooi, (param0);" or "call _Z3barv, ();": the first operand not in parentheses.
@@ -141,7 +141,7 @@ void count_instruction(PtxFunction& function, std::string_view line, std::set<st
       if (c == '(') ++depth;
       if (c == ')') --depth;
       if ((c == ',' || c == ';') && depth == 0) {
-        const std::string name(trim(current));
+        const std::string name(trim_ptx(current));
         if (!name.empty() && name.front() != '(') {
           function.calls.push_back(name);
           break;
@@ -203,7 +203,7 @@ std::vector<Kernel> parse_ptx(std::string_view ptx) {
     at = end + 1;
     std::string_view line = raw;
     if (const auto comment = line.find("//"); comment != std::string_view::npos) line = line.substr(0, comment);
-    line = trim(line);
+    line = trim_ptx(line);
     if (line.empty()) continue;
 
     if (!current) {
@@ -226,7 +226,7 @@ std::vector<Kernel> parse_ptx(std::string_view ptx) {
       for (std::string_view bound : {".maxntid", ".reqntid"}) {
         if (line.rfind(bound, 0) != 0) continue;
         int threads = 1;
-        for (const auto& number : split(trim(line.substr(bound.size())), ',')) threads *= std::max(1, std::atoi(number.c_str()));
+        for (const auto& number : split(trim_ptx(line.substr(bound.size())), ',')) threads *= std::max(1, std::atoi(number.c_str()));
         current->counts.max_threads = threads;
       }
       if (line.front() == '{') {
@@ -316,7 +316,7 @@ void add_ptxas_usage(std::vector<Kernel>& kernels, std::string_view output) {
       const auto found = line.find(marker);
       if (found == std::string_view::npos) continue;
       std::string_view name = line.substr(found + marker.size());
-      name = trim(name.substr(0, name.find('\'')));
+      name = trim_ptx(name.substr(0, name.find('\'')));
       current = nullptr;
       for (auto& kernel : kernels)
         if (kernel.symbol == name) current = &kernel;

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -38,6 +39,14 @@ struct MeasureContext {
   // The correctness item the candidate's `variant` failed first, or empty: such a version is never
   // timed, not even for a compare row. Unset: every version passed.
   std::function<std::string(const std::string& variant)> failed_correctness;
+  // Whether the measurement so far has decided its points on every item scored from it: every value in its
+  // metric's interval (widened, against stopping on a lucky few rounds) earns the same points. Asked after each
+  // round past the lab's min_reps; true ends the rounds. Unset: the rounds run to the lab's noise target or budget.
+  std::function<bool(const Measurement&)> points_decided;
+  // The judge's bounds (`bound`) timed earlier in this grading, by bound variant and parameters: lab 1's two items
+  // both hold their 10000 x 10000 product to read_a, and the bound is what the machine streams in that minute, not
+  // a figure of the submission, so the second item takes the first's. Null: every item times its own.
+  std::map<std::string, Timing>* bounds_timed = nullptr;
 };
 
 // The item's evaluated inputs and its seeds, each derived from the run's secret seed.

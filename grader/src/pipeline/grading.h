@@ -185,6 +185,8 @@ class Grading {
   // Items that time the same thing (same variant, parameters, baseline) share one measurement and
   // differ only in how they score it: lab1 grades one timing by speedup and by roofline fraction.
   std::map<std::string, TestResult> measurements_;
+  // The judge's bounds timed so far (measure_item.h, bounds_timed): items on the same inputs' shapes share one.
+  std::map<std::string, Timing> bounds_timed_;
   // With a batch's timing gate: this grading's work (builds, correctness) from the start, then its timing from the
   // first timed item to the end of the performance items.
   std::optional<TimingGate::Work> work_turn_;

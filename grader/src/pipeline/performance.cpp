@@ -45,7 +45,13 @@ void Grading::measure(const PerformanceItem& item, TestResult& test) {
                            }
                            return false;
                          },
-                         [this](const std::string& variant) { return failed_correctness(variant); }};
+                         [this](const std::string& variant) { return failed_correctness(variant); },
+                         [this, &sharing](const Measurement& m) {
+                           for (const auto* other : sharing)
+                             if (!points_decided(*other, scope_of(*other), m)) return false;
+                           return true;
+                         },
+                         &bounds_timed_};
   Variables scope = scope_of(item);
   ForeignLoad load;
   if (!measure_item(item, in, context, test)) return;
@@ -61,8 +67,10 @@ void Grading::measure(const PerformanceItem& item, TestResult& test) {
   };
   const auto ceilings = roofline_ceilings(item, scope, spec_.gpu, calibration_);
   const auto retries_began = steady::now();
+  bool measured_again = false;
   for (int retry = 1; (disturbed.measure_again || straddles()) && seconds_since(retries_began) < spec_.timing.noise_retry_seconds;
        ++retry) {
+    measured_again = true;
     progress("timing", "performance: " + item.name + ": " +
              (disturbed.measure_again ? "disturbed (" + disturbed.what + ")" : "within noise of a tier threshold") +
              ", measuring again (" + std::to_string(retry) + ")");
@@ -92,6 +100,7 @@ void Grading::measure(const PerformanceItem& item, TestResult& test) {
     }  // a measurement that had its cores is kept, and one that did not never pooled into it
     test.measurement->noise_retries = retry;
   }
+  if (measured_again) test.measurement->spent.retries = seconds_since(retries_began);
   if (!disturbed.what.empty()) disturbed_items_.push_back(item.name + " (" + disturbed.what + ")");
   score_measurement(item, scope, test);
 }

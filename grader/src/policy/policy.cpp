@@ -19,7 +19,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string demangle(const std::string& name) {
+std::string readable_symbol(const std::string& name) {
   int status = 0;
   std::unique_ptr<char, void (*)(void*)> text(abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status), std::free);
   return status == 0 && text ? std::string(text.get()) : name;
@@ -172,7 +172,7 @@ PolicyResult apply_link_policy(const LabSpec& spec, const std::vector<fs::path>&
   const bool cuda = spec.build.language == "cuda";
 
   auto refuse = [&](const std::string& symbol, std::string rule, const fs::path& object) {
-    result.findings.push_back({symbol, demangle(symbol), std::move(rule), object.filename().string()});
+    result.findings.push_back({symbol, readable_symbol(symbol), std::move(rule), object.filename().string()});
   };
 
   for (const auto& object : student_objects) {
@@ -206,9 +206,9 @@ PolicyResult apply_link_policy(const LabSpec& spec, const std::vector<fs::path>&
       if (symbol.undefined()) {
         if (name.empty()) continue;
         // A call the lab forbids; lab allows override the grader's defaults but never the lab's own forbid.
-        if (matches_any(forbidden_calls, name) || matches_any(spec.policy.forbid, demangle(name))) {
+        if (matches_any(forbidden_calls, name) || matches_any(spec.policy.forbid, readable_symbol(name))) {
           bool allowed = matches_any(spec.policy.allow, name) && !matches_any(spec.policy.forbid, name) &&
-                         !matches_any(spec.policy.forbid, demangle(name));
+                         !matches_any(spec.policy.forbid, readable_symbol(name));
           if (!allowed) refuse(symbol.name, "calls " + name + ", which this lab does not allow", object);
         }
         continue;
@@ -217,8 +217,8 @@ PolicyResult apply_link_policy(const LabSpec& spec, const std::vector<fs::path>&
       // What the lab forbids is forbidden defined as much as called: CUB or Thrust kernels, say, are
       // instantiated inside the student's own object rather than called from a library.
       // A library's instantiated templates come by the hundred: the first one per object names it well enough.
-      if (!spec.policy.forbid.empty() && (matches_any(spec.policy.forbid, name) || matches_any(spec.policy.forbid, demangle(name)))) {
-        if (!forbidden_use_named) refuse(symbol.name, "uses " + demangle(name) + ", which this lab forbids", object);
+      if (!spec.policy.forbid.empty() && (matches_any(spec.policy.forbid, name) || matches_any(spec.policy.forbid, readable_symbol(name)))) {
+        if (!forbidden_use_named) refuse(symbol.name, "uses " + readable_symbol(name) + ", which this lab forbids", object);
         forbidden_use_named = true;
         continue;
       }

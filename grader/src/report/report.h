@@ -66,6 +66,14 @@ struct Measurement {
   // Whether the grader's own clock checked the reported times (measure/cross_check.h): left out where they
   // earned no point even taken at their word.
   bool outside_checked = false;
+  // Where the item's wall time went, in seconds (bench/grading_seconds.py reads it): what its confidence cost.
+  // `rounds` is the interleaved timing itself, without `checks` (the judge's outputs for the checked calls);
+  // `retries` is every measurement again (performance.cpp), whole.
+  struct Spent {
+    double setup = 0, rounds = 0, checks = 0, compare = 0, bound = 0, cross_check = 0, retries = 0;
+    int round_count = 0, checked_rounds = 0;
+    bool stopped_early = false;  // the rounds stopped once the interval decided the points (measure_item.cpp)
+  } spent;
 };
 
 // One fact of "what your code does" (inspect/fact_list.h): the submission's value beside the reference's.

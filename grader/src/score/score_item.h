@@ -20,4 +20,9 @@ ConfidenceInterval metric_interval(const PerformanceItem& item, const Measuremen
 // Whether that interval holds one of the item's tier thresholds, so measuring again could move its points.
 bool straddles_tiers(const PerformanceItem& item, const Variables& scope, const Measurement& m);
 
+// Whether the measurement's points are settled: every value in the metric's interval, widened by half its width on
+// each side (a few lucky rounds give a narrow interval; more rounds only narrow it), earns the same points. A
+// roofline item with a bound is never settled before the bound is timed: the bound can raise its ceiling.
+bool points_decided(const PerformanceItem& item, const Variables& scope, const Measurement& m);
+
 }  // namespace grader

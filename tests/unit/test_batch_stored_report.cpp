@@ -26,11 +26,11 @@ Report sample() {
   r.stage_seconds = {{"build (submission)", 1.5}, {"timing", 30.25}};
   TestResult rows{"row pointers", TestKind::correctness, Verdict::passed, 10, 10, "4 runs passed", Visibility::visible, {}, {}, {}};
   rows.cases = {{"square 100", "rowptr", Verdict::passed, "max abs error 0", Visibility::visible}};
-  TestResult wrong{"unrolled", TestKind::correctness, Verdict::wrong_answer, 0, 20, "odd 997 x 1013 [unrolled]: 3 wrong",
+  TestResult wrong{"unrolled", TestKind::correctness, Verdict::wrong_answer, 0, 20, "hidden 501 x 77 [unrolled]: 3 wrong",
                    Visibility::visible, {}, {}, {}};
   wrong.cases = {{"public odd 5 x 13", "unrolled", Verdict::passed, "", Visibility::visible},
                  {"n = 1 mod 8: 17 x 9", "unrolled", Verdict::wrong_answer, "y[3] is 2, expected 1", Visibility::visible},
-                 {"odd 997 x 1013", "unrolled", Verdict::wrong_answer, "y[5] is 0, expected 4", Visibility::hidden}};
+                 {"hidden 501 x 77", "unrolled", Verdict::wrong_answer, "y[5] is 0, expected 4", Visibility::hidden}};
   TestResult timed{"speedup", TestKind::performance, Verdict::below_threshold, 20.5, 20, "1.71x", Visibility::visible, {}, {}, {}};
   Measurement m;
   m.candidate = {"candidate unrolled", {0.01, 0.011}, 0.0105, 0.0101, 0.0109, 19.04, 76.2};

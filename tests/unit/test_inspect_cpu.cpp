@@ -44,16 +44,16 @@ double dot_one(const double* a, const double* b, long n) {
   return s;
 }
 double dot_four(const double* a, const double* b, long n) {
-  double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  double acc0 = 0, acc1 = 0, acc2 = 0, acc3 = 0;
   long i = 0;
   for (; i + 4 <= n; i += 4) {
-    s0 += a[i] * b[i];
-    s1 += a[i + 1] * b[i + 1];
-    s2 += a[i + 2] * b[i + 2];
-    s3 += a[i + 3] * b[i + 3];
+    acc0 += a[i] * b[i];
+    acc1 += a[i + 1] * b[i + 1];
+    acc2 += a[i + 2] * b[i + 2];
+    acc3 += a[i + 3] * b[i + 3];
   }
-  for (; i < n; ++i) s0 += a[i] * b[i];
-  return (s0 + s1) + (s2 + s3);
+  for (; i < n; ++i) acc0 += a[i] * b[i];
+  return (acc0 + acc1) + (acc2 + acc3);
 }
 )";
 

@@ -21,8 +21,14 @@ void matvec_rowptr(const double* const* rows, const double* x, double* y, std::i
   for (std::int64_t i = 0; i < m; ++i) y[i] = dot(rows[i], x, n);
 }
 
+// The contiguous step as the handout has it (one sum per row): a copy of the unrolled kernel here would be that step
+// written with the next one's technique, which the lab's step rules catch (not_this_step).
 void matvec_contiguous(const double* a, const double* x, double* y, std::int64_t m, std::int64_t n) {
-  for (std::int64_t i = 0; i < m; ++i) y[i] = dot(a + i * n, x, n);
+  for (std::int64_t i = 0; i < m; ++i) {
+    double sum = 0.0;
+    for (std::int64_t j = 0; j < n; ++j) sum += a[i * n + j] * x[j];
+    y[i] = sum;
+  }
 }
 
 void matvec_unrolled(const double* a, const double* x, double* y, std::int64_t m, std::int64_t n) {

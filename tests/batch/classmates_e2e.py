@@ -20,7 +20,7 @@ misbehaving students get their own verdicts; the class has no internal error. Th
 
   --gradescope added on a resume writes every earlier student's results.json from their stored report, grading
   nobody again (issue 31, item 4);
-  a lab whose judge fails in one item (lab91, a correctness case the harness refuses) gives that student no
+  a lab whose judge fails in one item (lab91, a correctness case its judge fails on) gives that student no
   Canvas cell, a "Needs a person" line in summary.md, JSON status `internal_error` and exit code 4 (item 3).
 
 Exit 0 when every check holds, 1 (with the reason) otherwise. Python's standard library only.
@@ -93,13 +93,14 @@ tiers = [ {{ at = 0.25, points = 10 }} ]
 
 CASES = ",\n".join('  {{ name = "n {0}", params = {{ n = {0} }} }}'.format(n) for n in (1, 7, 100, 1000, 2000, 3000, 4099, 5000))
 
-# A correctness case whose inputs the harness refuses (n = 0): the lab's failure, never the student's.
+# A correctness case on which the judge fails (lab90's harness throws in the judge for judge_fails = 1): the lab's
+# failure, never the student's. An n of 0 no longer reaches a grading: lab.toml's sizes are checked at load.
 BROKEN_JUDGE = """
 [[correctness]]
 name = "broken judge"
 points = 10
 variants = ["eval"]
-cases = [ { name = "n 0", params = { n = 0 } } ]
+cases = [ { name = "judge fails", params = { n = 100, judge_fails = 1 } } ]
 """
 
 HONEST = """#include "trust.h"

@@ -46,6 +46,10 @@ struct Trust : labkit::Problem {
     harness_seconds = static_cast<double>(c.params.integer("harness_ms", 0)) * 1e-3;
     if (lab90_judge_marker == nullptr) harness_seconds += static_cast<double>(c.params.integer("candidate_harness_ms", 0)) * 1e-3;
     if (n < 1) throw labkit::Error("lab90 needs n >= 1, got n=" + std::to_string(n));
+    // A judge told to fail: the lab's own failure at grading time, which no check of lab.toml at load can foresee
+    // (tests/batch/classmates_e2e.py grades it as an internal error that must leave the student's cell empty).
+    if (lab90_judge_marker != nullptr && c.params.integer("judge_fails", 0) != 0)
+      throw labkit::Error("lab90's judge was told to fail on this case (judge_fails = 1)");
     c.input("x", x, {n}, -1.0, 1.0);
     y.resize(static_cast<std::size_t>(n));
   }

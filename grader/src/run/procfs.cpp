@@ -91,6 +91,11 @@ long tasks_of_user(uid_t uid) {
   return tasks;
 }
 
+pid_t parent_of(pid_t pid) {
+  const long parent = stat_field(read_proc_file(pid, "stat"), kStatParent);
+  return parent > 0 ? static_cast<pid_t>(parent) : -1;
+}
+
 std::vector<pid_t> children_of(pid_t parent) {
   std::vector<pid_t> children;
   for_each_process([&](long pid) {

@@ -19,6 +19,9 @@ std::size_t group_rss_bytes(pid_t pgid);
 // Tasks (processes and threads) whose real user id is `uid`: what the kernel compares with RLIMIT_NPROC.
 long tasks_of_user(uid_t uid);
 
+// The parent of `pid`, or -1 once it has gone.
+pid_t parent_of(pid_t pid);
+
 // The processes whose parent is `parent`.
 std::vector<pid_t> children_of(pid_t parent);
 

@@ -41,9 +41,13 @@ std::size_t folder_bytes(const fs::path& folder) {
 std::size_t WrittenFiles::bytes() {
   if (!sandboxed_) return folder_bytes(workdir_);
   for (int attempt = 0; attempt < 2; ++attempt) {
+    // The process found earlier may have gone and its pid been handed to a process of another box (pids wrap at
+    // 32768 on many machines, and a class graded at once starts thousands): one whose parent is no longer the
+    // leader is not ours, and its box's files would be charged to this worker.
+    if (inside_ > 0 && procfs::parent_of(inside_) != leader_) inside_ = -1;
     if (inside_ <= 0) {
       // bwrap itself stays outside the box; the first process below it is inside (it makes the mounts).
-      const auto below = procfs::descendants_of(leader_);
+      const auto below = procfs::children_of(leader_);
       if (below.empty()) return 0;
       inside_ = below.front();
     }

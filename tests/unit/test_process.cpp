@@ -437,7 +437,10 @@ TEST_CASE("memory is limited over all the child's processes where a memory cgrou
   std::string line;
   int allocated = 0;
   while (child.read_line(line, 5s) == ReadStatus::ok) ++allocated;
-  CHECK(allocated < 4);
+  // How many report is not the check: once the cgroup's OOM killer ends one of them, its memory is free for the
+  // last to allocate (seen under load in the whole suite). Under a per-process limit alone all four would allocate
+  // and exit by themselves; the cgroup ends the child for memory.
+  MESSAGE(allocated << " of 4 allocated before the limit ended the child");
   CHECK(child.finish().kind == Ending::Kind::memory_limit);
 }
 

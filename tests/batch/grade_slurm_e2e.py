@@ -192,7 +192,7 @@ def check_normal(ctx, slurm_dir):
                 check(remote[1] == local[1], "%s: the text reports differ" % variant)
             err = remote[2]
             check("submitted job " in err and "Ctrl-C cancels it" in err, "no submission line on stderr")
-            check(" is running on " in err, "no 'is running on <node>' line on stderr")
+            check(" is running on " in err or " ran on " in err, "no 'is running on <node>' (or 'ran on') line on stderr")
         check(folder_digest(folder) == before, "%s: the student's folder changed" % variant)
     # --output FILE: the report lands there, nothing on stdout.
     out_file = os.path.join(ctx.work, "report.json")
@@ -230,7 +230,8 @@ def check_unshared(ctx, slurm_dir):
         remote = ctx.grade("lab1", *args, "--slurm", expect=expected_code)
         check((comparable(remote[1]) == comparable(local[1])) if fmt == "json" else remote[1] == local[1],
               "%s: the reports differ" % fmt)
-        check(" is running on " in remote[2], "no 'is running on <node>' line on stderr")
+        check(" is running on " in remote[2] or " ran on " in remote[2],
+              "no 'is running on <node>' (or 'ran on') line on stderr")
     check(os.listdir(ctx.jobs) == [], "job folders left behind: %r" % os.listdir(ctx.jobs))
     # A job that never ends, cancelled while it runs: srun's job too is named and cancelled.
     ctx.write_settings(shared_filesystem=False, grader=slow_grader(ctx))

@@ -190,7 +190,17 @@ pid_t start_srun(const std::vector<std::string>& argv, const fs::path& script, c
 std::string job_named(const std::string& name) {
   const ToolResult result = run_tool({"squeue", "--noheader", "--name", name, "--format", "%i"}, fs::current_path(), 60);
   std::string id = result.ok() ? result.output.substr(0, result.output.find_first_of("\n ")) : "";
-  return id.find_first_not_of("0123456789") == std::string::npos ? id : "";
+  if (id.empty()) {
+    // Left the queue already (a short job): the controller still shows it for a while (MinJobAge).
+    const ToolResult jobs = run_tool({"scontrol", "--oneliner", "show", "jobs"}, fs::current_path(), 60);
+    std::istringstream lines(jobs.ok() ? jobs.output : "");
+    for (std::string line; std::getline(lines, line);) {
+      if (line.find(" JobName=" + name + " ") == std::string::npos || line.rfind("JobId=", 0) != 0) continue;
+      id = line.substr(6, line.find(' ') - 6);
+      break;
+    }
+  }
+  return !id.empty() && id.find_first_not_of("0123456789") == std::string::npos ? id : "";
 }
 
 // The number after the last `marker` in `file` ("grader exit code 1"; an empty marker: the file is the number), or
@@ -222,6 +232,11 @@ class JobProgress {
       line = "job " + job_ + " is finishing on " + (status.nodes.empty() ? "its node" : status.nodes);
     else if (!status.state.empty())
       line = "job " + job_ + ": " + status.state;
+    // A short job can start and end between two looks: the student still learns where it ran.
+    if (status.state != "PENDING" && !status.state.empty() && !said_where_ && !status.nodes.empty() &&
+        line.find(status.nodes) == std::string::npos)
+      line = "job " + job_ + " ran on " + status.nodes + (line.empty() ? "" : "\n" + line);
+    if (line.find(" on ") != std::string::npos) said_where_ = true;
     if (line.empty() || line == last_) return;
     std::cerr << line << std::endl;
     last_ = line;
@@ -230,6 +245,7 @@ class JobProgress {
  private:
   std::string job_;
   std::string last_;
+  bool said_where_ = false;  // a line has named the node
 };
 
 void sleep_a_little(double seconds) {
@@ -360,9 +376,11 @@ std::optional<ExitCode> grade_on_slurm(const Environment& env, const LabSpec& sp
   }
   // The job's last line is written just before it ends; a file system shared over the network may show it late.
   for (int i = 0; i < 20 && srun < 0 && !fs::exists(job_folder / "exit-code"); ++i) sleep_a_little(0.25);
+  if (id.empty() && !(id = job_named(job.options.job_name)).empty()) progress.emplace(id);  // srun's, ended unseen
   if (!id.empty()) {
     const JobStatus last = job_status(id);
     if (last.known) status = last;
+    if (status.known && progress) progress->show(status);  // a job that ended between two looks: where it ran
   }
 
   // Shared: the job's own exit-code file, which nothing the node's grader prints can forge. Streamed: the last line

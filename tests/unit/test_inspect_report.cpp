@@ -3,6 +3,8 @@
 // read as 0 are left out of what a student reads; and the class dashboard's spread of vector widths.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include "batch/dashboard.h"
 #include "report/html_report.h"
 #include "report/writers.h"
@@ -70,6 +72,81 @@ TEST_CASE("the HTML report: a facts table, and the listing folded under it") {
   REQUIRE(details != std::string::npos);
   CHECK(html.substr(details, 9) == "<details>");  // folded: no `open`
   CHECK(html.find("# scalar FP, load") != std::string::npos);
+}
+
+namespace {
+
+// A report whose item carries the source listing and the counters of a machine without hardware counters (the
+// candidate's side) beside one with them (the yardstick's): each figure is shown where a side has it.
+Report report_with_counters() {
+  Report report = report_with_look();
+  CodeLook& look = *report.tests[0].look;
+  look.source_listing = {{"sum.cpp:7", "    for (long i = 0; i < n; ++i) s += a[i];",
+                          {{"vaddsd (%rdi,%rax,8),%xmm0,%xmm0  # scalar FP, load", true}, {"add $0x1,%rax", false}}},
+                         {"labkit.h:3", "", {{"cmp %rax,%rsi", false}}}};
+  Measurement m;
+  m.candidate.label = "candidate sum";
+  m.baseline.label = "judge naive";
+  CpuCounters counters;
+  CounterSet yours;
+  yours.label = "candidate sum";
+  yours.threads = 1;
+  yours.cpu_seconds = 0.002;
+  yours.page_faults = 3;
+  yours.flops = 2e6;
+  CounterSet judge = yours;
+  judge.label = "judge naive";
+  judge.cycles = 4e6;
+  judge.instructions = 8e6;
+  judge.cache_misses = 8e3;
+  counters.sides = {yours, judge};
+  counters.unavailable = "no hardware performance counters here (perf_event_open of cycles: ENOENT; a VM?)";
+  m.cpu_counters = counters;
+  report.tests[0].measurement = m;
+  return report;
+}
+
+}  // namespace
+
+TEST_CASE("counters: derived figures, a row per figure some side has, '-' where a side lacks it") {
+  const CpuCounters& counters = *report_with_counters().tests[0].measurement->cpu_counters;
+  CHECK(counters.sides[1].ipc().value() == doctest::Approx(2.0));
+  CHECK(counters.sides[1].per_kilo_instruction(counters.sides[1].cache_misses).value() == doctest::Approx(1.0));
+  CHECK(counters.sides[1].flops_per_cycle().value() == doctest::Approx(0.5));
+  CHECK_FALSE(counters.sides[0].ipc().has_value());
+  const auto rows = counter_rows(counters);
+  const auto ipc = std::find_if(rows.begin(), rows.end(), [](const CounterRow& row) { return row.key == "ipc"; });
+  REQUIRE(ipc != rows.end());
+  CHECK(ipc->values == std::vector<std::string>{"-", "2.00"});
+  CHECK(std::none_of(rows.begin(), rows.end(), [](const CounterRow& row) { return row.key == "branch_misses_per_kilo_instruction"; }));
+
+  const std::string text = render_text(report_with_counters(), false);
+  CHECK(text.find("counted over one more call") != std::string::npos);
+  CHECK(text.find("instructions per cycle") != std::string::npos);
+  CHECK(text.find("no hardware counters: no hardware performance counters here") != std::string::npos);
+  const auto json = to_json(report_with_counters());
+  const auto& sides = json["tests"][0]["measurement"]["cpu_counters"]["sides"];
+  REQUIRE(sides.size() == 2);
+  CHECK(sides[0]["cycles"].is_null());  // absent, never 0
+  CHECK(sides[1]["ipc"] == doctest::Approx(2.0));
+}
+
+TEST_CASE("the HTML report: the hot loop under the source lines, folded, its FP arithmetic marked; the counters") {
+  const std::string html = render_html_report(to_json(report_with_counters()), nullptr);
+  const auto summary = html.find("hot loop beside your source lines");
+  REQUIRE(summary != std::string::npos);
+  CHECK(html.substr(html.rfind("<details", summary), 9) == "<details>");  // folded
+  const auto source = html.find("<div class=\"source\">", summary);
+  REQUIRE(source != std::string::npos);
+  const auto line = html.find("for (long i = 0; i &lt; n; ++i) s += a[i];", source);
+  REQUIRE(line != std::string::npos);
+  // The FP instruction under its line, marked; the integer one under it, not.
+  const auto fp = html.find("<div class=\"asm fp\">vaddsd", line);
+  REQUIRE(fp != std::string::npos);
+  CHECK(html.find("<div class=\"asm\">add $0x1,%rax", fp) != std::string::npos);
+  CHECK(html.find("labkit.h:3", fp) != std::string::npos);
+  CHECK(html.find("data-counter=\"ipc\"") != std::string::npos);
+  CHECK(html.find("no hardware counters: no hardware performance counters here") != std::string::npos);
 }
 
 TEST_CASE("the class dashboard counts the students' vector widths per timed item") {

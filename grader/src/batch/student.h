@@ -26,6 +26,7 @@ namespace grader {
 struct StudentGrading {
   std::uint64_t batch_seed = 0;
   bool quick = false;
+  bool counters = true;  // GradeOptions::counters
   UnpackLimits limits;
   std::filesystem::path scratch;  // where each archive gets its own work folder (then removed)
   // The class's timing gate (GradeOptions::timing_gate): one student times at a time, with nothing else of the

@@ -9,6 +9,7 @@
 
 #include "check/outputs.h"
 #include "measure/ceilings.h"
+#include "measure/cpu_counters.h"
 #include "measure/cross_check.h"
 #include "measure/fresh.h"
 #include "measure/quiet.h"
@@ -21,6 +22,9 @@ namespace {
 using steady = std::chrono::steady_clock;
 
 constexpr int candidate_compare_reps = 3;  // calls timed for a `candidate:<variant>` row of `compare`
+// The longest call counted (measure/cpu_counters.h): lab 4's naive 2048^3 yardstick takes seconds a call, which a
+// figure for the report is not worth in every grading of the class.
+constexpr double longest_counted_call = 1.0;
 
 double seconds_since(steady::time_point start) { return std::chrono::duration<double>(steady::now() - start).count(); }
 
@@ -245,6 +249,42 @@ bool measure_item(const PerformanceItem& item, const MeasureInputs& in, MeasureC
   m.spent.checks = check_seconds;
   m.spent.rounds = seconds_since(start) - check_seconds;
   if (const std::string why = quiet.verdict(); !why.empty()) return fail(Verdict::suspect, why);
+
+  // The counters: one more call of each side on fresh inputs, outside the rounds, counted by the grader. Its time
+  // is not a sample; its counts are the report's, never the score's.
+  if (context.count_cpu) {
+    const auto counters_began = steady::now();
+    CpuCounters counters;
+    const double flops = item.flops ? item.flops->evaluate(scope) : 0;
+    const std::pair<Worker*, const std::string*> sides[] = {{&cand, &item.variant}, {baseline, &baseline_variant}};
+    for (const auto& [worker, variant] : sides) {
+      CounterSet counts;
+      counts.label = worker == &cand ? m.candidate.label : m.baseline.label;
+      counts.flops = flops;
+      const double call_seconds = summarize(worker == &cand ? m.candidate.seconds : m.baseline.seconds).median;
+      if (call_seconds > longest_counted_call) {
+        counters.skipped += (counters.skipped.empty() ? "" : "; ") + counts.label + " takes " + fixed(call_seconds, 1) +
+                            " s a call: not counted";
+        continue;
+      }
+      const std::string name = fresh.next(*variant, 1);
+      TimedCalls calls;
+      std::string why_not;
+      const bool answered = count_call(
+          worker->process().pid(), [&] { return worker->time(name, 0, 1, false, command_timeout, calls); }, counts, why_not);
+      if (!answered) {
+        const WorkerFailure failure = worker->failure();
+        if (worker == &cand) context.retire_candidate_if_dead();
+        const bool submission_code = worker == &cand || baseline_is_candidate_code;
+        return fail(submission_code ? failure.verdict : Verdict::internal_error,
+                    "the counted call of " + *variant + " failed: " + failure.details);
+      }
+      if (counters.unavailable.empty()) counters.unavailable = why_not;
+      if (counts.threads > 0) counters.sides.push_back(std::move(counts));
+    }
+    m.cpu_counters = std::move(counters);
+    m.spent.counters = seconds_since(counters_began);
+  }
 
   // Figures for the report only: the judge's professional implementations (cuBLAS, CUB, OpenBLAS), or
   // "candidate:<variant>" for the student's other versions (lab2's table of all six loop orders). Timed

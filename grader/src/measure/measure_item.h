@@ -47,6 +47,9 @@ struct MeasureContext {
   // both hold their 10000 x 10000 product to read_a, and the bound is what the machine streams in that minute, not
   // a figure of the submission, so the second item takes the first's. Null: every item times its own.
   std::map<std::string, Timing>* bounds_timed = nullptr;
+  // Count cycles, instructions and cache misses over one more call of the candidate and of the baseline, after the
+  // rounds (measure/cpu_counters.h): a CPU lab's grading with GradeOptions::counters.
+  bool count_cpu = false;
 };
 
 // The item's evaluated inputs and its seeds, each derived from the run's secret seed.

@@ -43,6 +43,10 @@ struct GradeOptions {
   // Set by `grader batch --gpus`: called once, when the build is done and before any worker starts (so builds
   // never hold a GPU); may block until a GPU is free, and throws when none is left.
   std::function<GpuAssignment()> claim_gpu;
+  // Counters from one more call of each timed item, outside the timed rounds, read by the grader: CPU performance
+  // counters (measure/cpu_counters.h) in a CPU lab, Nsight Compute in a CUDA lab. On for a student's grading;
+  // `grader batch --no-counters` turns them off. They never change points.
+  bool counters = true;
 };
 
 // Whether `sanitize` names compiler sanitizers (a CPU lab's) rather than a compute-sanitizer tool.

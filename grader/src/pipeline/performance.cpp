@@ -52,6 +52,7 @@ void Grading::measure(const PerformanceItem& item, TestResult& test) {
                            return true;
                          },
                          &bounds_timed_};
+  context.count_cpu = options_.counters && !spec_.gpu;
   Variables scope = scope_of(item);
   ForeignLoad load;
   if (!measure_item(item, in, context, test)) return;

@@ -50,6 +50,9 @@ svg text{font:12px system-ui,sans-serif;fill:var(--ink)}
 .ladder .track{fill:var(--panel);stroke:var(--line)}.ladder .tier{stroke:var(--dim);stroke-width:1.5}
 .ladder .full{stroke:var(--pass);stroke-width:3}.ladder .you{fill:var(--you)}
 .bar{fill:var(--you)}
+.source{font:.8rem/1.35 ui-monospace,SFMono-Regular,Menlo,monospace;background:var(--panel);padding:.5rem;border-radius:.4rem;
+overflow-x:auto}.source .src{white-space:pre;font-weight:600}.source .loc{color:var(--dim);display:inline-block;min-width:8rem}
+.source .asm{white-space:pre;margin-left:2rem;color:var(--dim)}.source .fp{color:var(--ink);background:#fff3cd}
 @media (max-width:40rem){body{font-size:15px}h1{font-size:1.15rem}main{padding:.6rem}.total .score{font-size:1.8rem}}
 @media print{main{max-width:none}details::details-content{content-visibility:visible;display:block}summary{display:none}
 *{-webkit-print-color-adjust:exact;print-color-adjust:exact}a{color:inherit}}

@@ -142,6 +142,25 @@ std::string correctness_item(const json& test) {
   return out + "</div>\n";
 }
 
+// The hot loop's instructions under the student's source lines (report.h, SourceLine), folded: its floating-point
+// arithmetic highlighted, since that is what the facts above count.
+std::string source_listing_section(const json& look) {
+  const json& lines = look.value("source_listing", json::array());
+  if (!lines.is_array() || lines.empty()) return "";
+  std::string body = "<div class=\"source\">\n";
+  for (const auto& line : lines) {
+    const std::string location = text_of(line, "location");
+    body += "<div class=\"src\"><span class=\"loc\">" + escape(location.empty() ? "(no line)" : location) + "</span>" +
+            escape(text_of(line, "text")) + "</div>\n";
+    for (const auto& instruction : line.value("instructions", json::array())) {
+      const bool fp = instruction.value("fp", false);
+      body += "<div class=\"asm" + std::string(fp ? " fp" : "") + "\">" + escape(text_of(instruction, "text")) + "</div>\n";
+    }
+  }
+  body += "</div>\n";
+  return html::folded("hot loop beside your source lines (floating-point arithmetic highlighted)", body);
+}
+
 // "what your code does": the variant's facts beside the reference's, and its hot loop or PTX folded under them.
 std::string look_section(const json& look) {
   std::string what = escape(text_of(look, "function"));
@@ -169,6 +188,29 @@ std::string look_section(const json& look) {
   for (const auto& line : look.value("listing", json::array()))
     if (line.is_string()) listing += line.get<std::string>() + "\n";
   if (!listing.empty()) out += html::folded_text(text_of(look, "listing_title"), listing);
+  out += source_listing_section(look);
+  return out + "</div>\n";
+}
+
+// The counters the grader read over one more call of each side (measure/cpu_counters.h): a row per figure.
+std::string counters_section(const json& counters) {
+  std::string head;
+  for (const auto& side : counters.value("sides", json::array())) head += "<th>" + escape(text_of(side, "label")) + "</th>";
+  std::string rows;
+  for (const auto& row : counters.value("rows", json::array())) {
+    rows += "<tr data-counter=\"" + escape(text_of(row, "key")) + "\"><td>" + escape(text_of(row, "label")) + "</td>";
+    for (const auto& value : row.value("values", json::array()))
+      rows += "<td>" + escape(value.is_string() ? value.get<std::string>() : std::string("-")) + "</td>";
+    rows += "</tr>\n";
+  }
+  std::string out = "<div class=\"counters\"><h3>How it ran <span class=\"meta\">(counted by the grader over one more call "
+                    "of each, outside the timed rounds)</span></h3>\n";
+  if (!rows.empty()) out += "<div class=\"scroll\"><table><tr><th></th>" + head + "</tr>\n" + rows + "</table></div>\n";
+  if (const std::string skipped = text_of(counters, "skipped"); !skipped.empty())
+    out += "<p class=\"meta\">" + escape(skipped) + "</p>\n";
+  if (const std::string why = text_of(counters, "unavailable"); !why.empty())
+    out += "<p class=\"meta counters-missing\">" + std::string(rows.empty() ? "no counters: " : "no hardware counters: ") +
+           escape(why) + "</p>\n";
   return out + "</div>\n";
 }
 
@@ -193,6 +235,8 @@ std::string performance_item(const json& test, int number) {
   }
   if (!text_of(test, "details").empty()) out += "<p class=\"details\">" + escape(text_of(test, "details")) + "</p>\n";
   if (auto look = test.find("look"); look != test.end() && look->is_object()) out += look_section(*look);
+  if (auto m = test.find("measurement"); m != test.end() && m->is_object())
+    if (auto counters = m->find("cpu_counters"); counters != m->end() && counters->is_object()) out += counters_section(*counters);
   if (!text_of(test, "next_step").empty())
     out += "<p class=\"next-step\"><strong>next step:</strong> " + escape(text_of(test, "next_step")) + "</p>\n";
   return out + "</div>\n";

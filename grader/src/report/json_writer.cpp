@@ -25,8 +25,14 @@ json look_json(const CodeLook& look) {
                      {"reference", row.reference},
                      {"yours_value", value(row.yours_value)},
                      {"reference_value", value(row.reference_value)}});
-  return {{"function", look.function}, {"kernels", look.kernels},       {"facts", facts},
-          {"listing_title", look.listing_title}, {"listing", look.listing}, {"note", look.note}};
+  json source = json::array();
+  for (const auto& line : look.source_listing) {
+    json instructions = json::array();
+    for (const auto& instruction : line.instructions) instructions.push_back({{"text", instruction.text}, {"fp", instruction.fp}});
+    source.push_back({{"location", line.location}, {"text", line.text}, {"instructions", instructions}});
+  }
+  return {{"function", look.function},   {"kernels", look.kernels}, {"facts", facts},           {"listing_title", look.listing_title},
+          {"listing", look.listing},     {"source_listing", source}, {"note", look.note}};
 }
 
 json stage_seconds(const Report& report) {
@@ -50,6 +56,35 @@ std::string gradescope_visibility(Visibility visibility) {
 json timing_json(const Timing& t) {
   return {{"label", t.label}, {"median_s", t.median}, {"q1_s", t.q1}, {"q3_s", t.q3}, {"reps", t.seconds.size()},
           {"gflops", finite_or_zero(t.gflops)}, {"gbps", finite_or_zero(t.gbps)}};
+}
+
+// A count the machine did not give is null, never 0: "no counter" and "no misses" read differently.
+json optional_number(const std::optional<double>& value) {
+  return value && std::isfinite(*value) ? json(*value) : json(nullptr);
+}
+
+json counters_json(const CpuCounters& counters) {
+  json sides = json::array();
+  for (const auto& side : counters.sides)
+    sides.push_back({{"label", side.label},
+                     {"threads", side.threads},
+                     {"cpu_seconds", finite_or_zero(side.cpu_seconds)},
+                     {"page_faults", finite_or_zero(side.page_faults)},
+                     {"flops", finite_or_zero(side.flops)},
+                     {"cycles", optional_number(side.cycles)},
+                     {"instructions", optional_number(side.instructions)},
+                     {"cache_misses", optional_number(side.cache_misses)},
+                     {"l1d_misses", optional_number(side.l1d_misses)},
+                     {"branch_misses", optional_number(side.branch_misses)},
+                     {"ipc", optional_number(side.ipc())},
+                     {"cache_misses_per_kilo_instruction", optional_number(side.per_kilo_instruction(side.cache_misses))},
+                     {"l1d_misses_per_kilo_instruction", optional_number(side.per_kilo_instruction(side.l1d_misses))},
+                     {"cache_misses_per_flop", optional_number(side.per_flop(side.cache_misses))},
+                     {"flops_per_cycle", optional_number(side.flops_per_cycle())}});
+  json rows = json::array();
+  for (const auto& row : counter_rows(counters))
+    rows.push_back({{"key", row.key}, {"label", row.label}, {"values", row.values}});
+  return {{"sides", sides}, {"rows", rows}, {"unavailable", counters.unavailable}, {"skipped", counters.skipped}};
 }
 
 json tiers_json(const Measurement& m) {
@@ -102,7 +137,8 @@ json to_json(const Report& report) {
                                            {"compare", m.spent.compare},
                                            {"bound", m.spent.bound},
                                            {"cross_check", m.spent.cross_check},
-                                           {"retries", m.spent.retries}}},
+                                           {"retries", m.spent.retries},
+                                           {"counters", m.spent.counters}}},
                               {"noise_rule", m.within_noise ? within_noise_rule : ""},
                               {"full_marks_at", m.threshold_full},
                               {"metric", m.metric},
@@ -114,6 +150,8 @@ json to_json(const Report& report) {
                                             {"memory_reached", m.memory_reached},
                                             {"compute_reached", m.compute_reached}}}};
     }
+    if (test.measurement && test.measurement->cpu_counters)
+      entry["measurement"]["cpu_counters"] = counters_json(*test.measurement->cpu_counters);
     if (test.kind == TestKind::performance) entry["next_step"] = test.next_step;
     if (test.look) entry["look"] = look_json(*test.look);
     tests.push_back(entry);

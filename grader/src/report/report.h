@@ -34,6 +34,41 @@ struct Timing {
   double gbps = 0;          // 0 when the item declares no bytes
 };
 
+// What the grader counted over one extra call of a timed side, outside the timed rounds (measure/cpu_counters.h).
+// The hardware counts are absent where the machine has no performance counters for the grader (a VM without a
+// virtual PMU); the software ones are the kernel's and are there wherever counting is allowed at all.
+struct CounterSet {
+  std::string label;          // "candidate unrolled", "judge rowptr": the Timing it belongs to
+  double cpu_seconds = 0;     // task-clock: CPU time of every thread over the call
+  double page_faults = 0;
+  int threads = 0;            // threads that ran in the call (one it started counts with its starter); 0: none counted
+  std::optional<double> cycles, instructions, cache_misses, l1d_misses, branch_misses;  // cache: last-level loads
+  double flops = 0;           // the item's floating-point operations in the call (0: it declares none)
+
+  std::optional<double> ipc() const;                           // instructions per cycle
+  std::optional<double> per_kilo_instruction(std::optional<double> count) const;
+  std::optional<double> per_flop(std::optional<double> count) const;
+  std::optional<double> flops_per_cycle() const;
+};
+
+// The counters of one timed item: the candidate's call and the yardstick's. `unavailable` says why the hardware
+// counts (or all counts, with `sides` empty) are missing: "perf_event_paranoid is 3", "no hardware counters here
+// (cycles: ENOENT, ...)". Counters never change points.
+struct CpuCounters {
+  std::vector<CounterSet> sides;
+  std::string unavailable;
+  std::string skipped;  // sides left out for the time a call takes: "judge naive takes 4.2 s a call: not counted"
+};
+
+// The counters as every report format shows them, one row per figure, a value per side ("-" where absent). Rows
+// no side has are left out: on a machine without hardware counters, only CPU time and page faults.
+struct CounterRow {
+  std::string key;    // "ipc"
+  std::string label;  // "instructions per cycle"
+  std::vector<std::string> values;
+};
+std::vector<CounterRow> counter_rows(const CpuCounters& counters);
+
 struct Measurement {
   Timing candidate;
   Timing baseline;
@@ -71,9 +106,11 @@ struct Measurement {
   // `retries` is every measurement again (performance.cpp), whole.
   struct Spent {
     double setup = 0, rounds = 0, checks = 0, compare = 0, bound = 0, cross_check = 0, retries = 0;
+    double counters = 0;  // the counted calls (measure/cpu_counters.h), outside the rounds
     int round_count = 0, checked_rounds = 0;
     bool stopped_early = false;  // the rounds stopped once the interval decided the points (measure_item.cpp)
   } spent;
+  std::optional<CpuCounters> cpu_counters;  // CPU labs, where the grading counts (GradeOptions::counters)
 };
 
 // One fact of "what your code does" (inspect/fact_list.h): the submission's value beside the reference's.
@@ -85,6 +122,17 @@ struct FactRow {
   std::optional<double> yours_value, reference_value;
 };
 
+// One source line of the hot loop and the instructions compiled from it (objdump -l; inspect/look.h).
+struct SourceLine {
+  std::string location;  // "matvec.cpp:42"; empty for instructions no line table names
+  std::string text;      // the line as the student wrote it; empty where the file is not the student's (a header)
+  struct Instruction {
+    std::string text;    // as `listing` has it, annotated
+    bool fp = false;     // floating-point arithmetic: what the listing highlights
+  };
+  std::vector<Instruction> instructions;
+};
+
 // What the timed variant's code compiled to (inspect/code_facts.h), beside the reference's.
 struct CodeLook {
   std::string function;            // the interface function read: "matvec_unrolled"
@@ -92,6 +140,9 @@ struct CodeLook {
   std::vector<FactRow> facts;
   std::string listing_title;       // "hot loop of matvec_unrolled (x86-64)", "PTX of gemv_warp_kernel"
   std::vector<std::string> listing;  // its instructions, one a line
+  // CPU: the same instructions under the source lines they came from, in source order; empty where the objects
+  // carry no line tables.
+  std::vector<SourceLine> source_listing;
   std::string note;                // why a part is missing ("the reference's facts: ...")
 };
 

@@ -79,6 +79,24 @@ void write_look(std::ostringstream& out, const Style& style, const CodeLook& loo
   if (!look.note.empty()) out << "          " << style.dim(look.note) << "\n";
 }
 
+// The counters the grader read over one more call of each side (measure/cpu_counters.h), under the facts.
+void write_counters(std::ostringstream& out, const Style& style, const CpuCounters& counters) {
+  const auto rows = counter_rows(counters);
+  if (!rows.empty()) {
+    out << "          " << pad("counted over one more call", 40);
+    for (const auto& side : counters.sides) out << pad(side.label, 26);
+    out << "\n";
+    for (const auto& row : rows) {
+      out << "          " << pad(row.label, 40);
+      for (const auto& value : row.values) out << pad(value, 26);
+      out << "\n";
+    }
+  }
+  if (!counters.skipped.empty()) out << "          " << style.dim(counters.skipped) << "\n";
+  if (!counters.unavailable.empty())
+    out << "          " << style.dim((rows.empty() ? "no counters: " : "no hardware counters: ") + counters.unavailable) << "\n";
+}
+
 std::string marker(const Style& style, Verdict verdict) {
   switch (verdict) {
     case Verdict::passed: return style.good("PASS");
@@ -181,6 +199,7 @@ std::string render_text(const Report& report, bool colour) {
       }
       if (!test.details.empty()) out << "        " << test.details << "\n";
       if (test.look) write_look(out, style, *test.look);
+      if (test.measurement && test.measurement->cpu_counters) write_counters(out, style, *test.measurement->cpu_counters);
       if (!test.next_step.empty()) out << "        " << style.bold("next step: ") << test.next_step << "\n";
     }
     if (!report.facts_unavailable.empty())

@@ -6,11 +6,13 @@
 
 #include <algorithm>
 #include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "core/tool.h"
 #include "inspect/facts.h"
+#include "inspect/look.h"
 #include "inspect/x86_instruction.h"
 #include "temp_dir.h"
 
@@ -83,6 +85,37 @@ TEST_CASE("a scalar inner loop: one accumulator, or four") {
   CHECK(four.hot_loop->loads_per_fma() == doctest::Approx(2.0));
   // Two innermost loops (the unrolled one and the remainder): the hot one is the one with more arithmetic.
   CHECK(four.loops.size() >= 2);
+}
+
+TEST_CASE("with line tables (-g1), the hot loop's instructions sit under the source lines they came from") {
+  TempDir dir("test-inspect-cpu");
+  const std::vector<std::string> flags = {"-O2", "-fno-tree-vectorize", "-mavx2", "-mfma", "-ffp-contract=fast"};
+  std::vector<std::string> lined_flags = flags;
+  lined_flags.push_back("-g1");
+  const CpuFacts plain = facts_of(dir, "dots", dots, flags);
+  const CpuFacts lined = facts_of(dir, "dots", dots, lined_flags);
+  SourceFiles files;
+  std::istringstream text(dots);
+  for (std::string line; std::getline(text, line);) files["dots.cpp"].push_back(line);
+
+  const CpuFunction& one = function(lined, "dot_one");
+  REQUIRE(one.hot_loop);
+  CHECK(one.code_hash == function(plain, "dot_one").code_hash);  // the same code, with or without line tables
+  const std::vector<SourceLine> listing = source_listing(*one.hot_loop, files);
+  const auto sum = std::find_if(listing.begin(), listing.end(), [](const SourceLine& line) {
+    return line.text.find("s += a[i] * b[i]") != std::string::npos;
+  });
+  REQUIRE(sum != listing.end());
+  CHECK(sum->location.rfind("dots.cpp:", 0) == 0);
+  CHECK(std::any_of(sum->instructions.begin(), sum->instructions.end(), [](const SourceLine::Instruction& x) {
+    return x.fp && x.text.find("vfmadd") != std::string::npos;
+  }));
+  // Every instruction of the loop is listed once, under some line.
+  std::size_t listed = 0;
+  for (const auto& line : listing) listed += line.instructions.size();
+  CHECK(listed == one.hot_loop->listing.size());
+  // Without line tables there is nothing to put the instructions under.
+  CHECK(source_listing(*function(plain, "dot_one").hot_loop, files).empty());
 }
 
 TEST_CASE("a vectorised inner loop is packed, on ymm registers with AVX2") {

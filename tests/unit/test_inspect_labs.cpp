@@ -5,6 +5,7 @@
 // CUDA labs are read where nvcc is (their part is skipped, and said so, elsewhere).
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -27,7 +28,8 @@ const fs::path root = fs::path(TESTS_DIR) / "..";
 
 // The tree's student files compiled as the grader compiles them (the lab's flags, its headers and the lab kit's),
 // nvcc keeping the PTX; then read.
-CodeFacts facts_of_tree(const Environment& env, const LabSpec& spec, const fs::path& tree, const fs::path& out) {
+CodeFacts facts_of_tree(const Environment& env, const LabSpec& spec, const fs::path& tree, const fs::path& out,
+                        const std::vector<std::string>& extra_flags = {}) {
   fs::create_directories(out);
   std::vector<fs::path> objects;
   for (const auto& name : spec.build.student_files) {
@@ -35,6 +37,7 @@ CodeFacts facts_of_tree(const Environment& env, const LabSpec& spec, const fs::p
     const bool cuda = source.extension() == ".cu";
     std::vector<std::string> argv = cuda ? std::vector<std::string>{*env.nvcc, "-std=c++20", "-arch=sm_90", "--keep", "--keep-dir", out.string()}
                                          : std::vector<std::string>{env.cxx, "-std=c++20"};
+    argv.insert(argv.end(), extra_flags.begin(), extra_flags.end());
     argv.insert(argv.end(), spec.build.flags.begin(), spec.build.flags.end());
     argv.insert(argv.end(), {"-I" + spec.dir.string(), "-I" + env.labkit_include().string(), "-c", source.string(), "-o", object.string()});
     const ToolResult built = run_tool(argv, out, 600);
@@ -81,6 +84,35 @@ TEST_CASE("every lab's reference and skeleton: each timed variant's facts") {
     const CodeFacts skeleton = facts_of_tree(env, spec, root / "skeletons" / spec.name(), dir.path() / spec.id / "skeleton");
     REQUIRE_MESSAGE(reference.read(), reference.unavailable);
     REQUIRE_MESSAGE(skeleton.read(), skeleton.unavailable);
+    if (!reference.cuda) {
+      // The grader compiles C++ with line tables (-g1, build/build.cpp) for the listing beside the source lines:
+      // the code must be the same without them, function by function, and the lines must name the student's file.
+      const CodeFacts lined = facts_of_tree(env, spec, root / "reference" / spec.name(), dir.path() / spec.id / "reference-g1", {"-g1"});
+      REQUIRE_MESSAGE(lined.read(), lined.unavailable);
+      REQUIRE(lined.cpu.functions.size() == reference.cpu.functions.size());
+      for (std::size_t i = 0; i < lined.cpu.functions.size(); ++i) {
+        const CpuFunction& with = lined.cpu.functions[i];
+        const CpuFunction& without = reference.cpu.functions[i];
+        INFO(spec.id << ": " << without.name);
+        CHECK(with.symbol == without.symbol);
+        CHECK(with.code_hash == without.code_hash);
+        CHECK(with.instructions == without.instructions);
+      }
+      for (const auto& item : spec.performance) {
+        const auto facts = variant_facts(lined, item.variant);
+        if (!facts || !facts->hot_loop) continue;
+        const auto& sources = facts->hot_loop->listing_sources;
+        INFO(spec.id << ": " << item.variant);
+        CHECK(std::any_of(sources.begin(), sources.end(), [&](const std::string& location) {
+          return std::any_of(spec.build.student_files.begin(), spec.build.student_files.end(),
+                             [&](const std::string& file) { return location.rfind(fs::path(file).filename().string() + ":", 0) == 0; });
+        }));
+        const auto plain = variant_facts(reference, item.variant);
+        REQUIRE((plain.has_value() && plain->hot_loop.has_value()));
+        CHECK(std::all_of(plain->hot_loop->listing_sources.begin(), plain->hot_loop->listing_sources.end(),
+                          [](const std::string& location) { return location.empty(); }));
+      }
+    }
     std::cout << "\n" << spec.name() << " (read in " << reference.seconds << " s and " << skeleton.seconds << " s)\n";
     // A hint chosen from facts never tells the reference to fix what it does; and the skeleton, which teaches
     // nothing yet, meets at least one of the lab's.

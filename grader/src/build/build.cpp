@@ -72,6 +72,12 @@ std::string hash_text(const std::string& text) {
 // nvcc's host code is left as it is: a CUDA lab times its kernels, not host loops.
 const std::vector<std::string> aligned_code_flags = {"-falign-functions=64", "-falign-loops=64"};
 
+// Line tables (and no more debug information): the report's listing shows each instruction of the hot loop under
+// the source line it came from (objdump -l, inspect/look.h). GCC's -g never changes the code it generates, so the
+// code the grader times and the facts it reads are the same; test_inspect_cpu proves it on lab 1's reference. Before
+// the lab's flags, so a lab may still choose otherwise (-g0).
+const std::vector<std::string> line_table_flags = {"-g1"};
+
 // One compiler command line for `source`: nvcc for .cu files, the C++ compiler otherwise. The lab kit's
 // runtime is always plain C++ with its own fixed flags: it is the grader's code, not the lab's. `includes`: the lab's
 // headers, then the lab kit's.
@@ -86,7 +92,10 @@ std::vector<std::string> compile_command(const Environment& env, const LabSpec& 
     argv = {env.cxx, "-std=c++20"};
   }
   if (lab_flags) {
-    if (!is_cuda_source(source)) argv.insert(argv.end(), aligned_code_flags.begin(), aligned_code_flags.end());
+    if (!is_cuda_source(source)) {
+      argv.insert(argv.end(), aligned_code_flags.begin(), aligned_code_flags.end());
+      argv.insert(argv.end(), line_table_flags.begin(), line_table_flags.end());
+    }
     argv.insert(argv.end(), spec.build.flags.begin(), spec.build.flags.end());
     argv.insert(argv.end(), extra_flags.begin(), extra_flags.end());  // later flags win: -fno-gcse after -O2
   } else {
@@ -193,6 +202,7 @@ std::string cache_key(const Environment& env, const LabSpec& spec, const std::st
   std::string blob = env.cxx + "\n" + env.nvcc.value_or("") + "\n" + gpu_arch + "\n" + spec.build.language + "\n";
   blob += run_tool({env.cxx, "--version"}, ".", 30).output;
   for (const auto& flag : aligned_code_flags) blob += flag + "\n";
+  for (const auto& flag : line_table_flags) blob += flag + "\n";
   for (const auto& flag : spec.build.flags) blob += flag + "\n";
   for (const auto& flag : spec.build.link_flags) blob += flag + "\n";
   blob += "judge only:\n";

@@ -1,4 +1,4 @@
-// cpu_facts.cpp: facts of x86-64 object code, read from `objdump -d -r -t --no-show-raw-insn` (inspect/facts.h).
+// cpu_facts.cpp: facts of x86-64 object code, read from `objdump -d -l -r -t --no-show-raw-insn` (inspect/facts.h).
 // objdump's AT&T syntax is read line by line: the symbol table gives every function (and the symbols folded onto
 // one address), the disassembly its instructions, and the relocation lines under an instruction what it calls or
 // takes the address of. The assembler resolves a call to a function of the same section itself, leaving no
@@ -118,7 +118,25 @@ struct RawInstruction {
   std::uint64_t address = 0;
   std::string text;  // "vfmadd231pd (%rsi,%rax,8),%ymm1,%ymm0"
   std::vector<Relocation> relocations;
+  std::string source;  // "matvec.cpp:42", from objdump -l where the object has line tables
 };
+
+// A line objdump -l prints above the instructions of one source line: "/work/src/matvec.cpp:42", perhaps with
+// " (discriminator 3)" after it. As "matvec.cpp:42": the folder is the build's, which the report has no use for.
+std::optional<std::string> read_source_location(std::string_view line) {
+  if (line.empty() || std::isspace(static_cast<unsigned char>(line.front()))) return std::nullopt;
+  if (const auto discriminator = line.find(" (discriminator "); discriminator != std::string_view::npos)
+    line = line.substr(0, discriminator);
+  const auto colon = line.rfind(':');
+  if (colon == std::string_view::npos || colon == 0 || colon + 1 == line.size()) return std::nullopt;
+  const std::string_view number = line.substr(colon + 1);
+  if (!std::all_of(number.begin(), number.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
+    return std::nullopt;
+  std::string_view path = line.substr(0, colon);
+  if (const auto slash = path.rfind('/'); slash != std::string_view::npos) path.remove_prefix(slash + 1);
+  if (path.empty()) return std::nullopt;
+  return std::string(path) + ":" + std::string(number);
+}
 
 struct RawFunction {
   std::string symbol;
@@ -199,6 +217,7 @@ CpuFunction ObjectReader::read(const RawFunction& raw) const {
   for (const auto& instruction : raw.instructions) {
     X86Instruction x = decode_x86(instruction.text);
     x.address = instruction.address;
+    x.source = instruction.source;
     if (x.padding) continue;
     decoded.push_back(x);
     ++function.instructions;
@@ -275,6 +294,7 @@ CpuFacts parse_objdump(std::string_view text, const std::string& object) {
   std::vector<SymbolLine> symbols;
   std::vector<RawFunction> raw;
   std::string section;
+  std::string source;  // the source line the instructions below come from (objdump -l)
   bool in_symbols = false;
   std::size_t at = 0;
   while (at < text.size()) {
@@ -304,9 +324,14 @@ CpuFacts parse_objdump(std::string_view text, const std::string& object) {
       const auto angle = line.find(" <");
       if (angle == std::string_view::npos) continue;
       raw.push_back({std::string(line.substr(angle + 2, line.size() - angle - 4)), section, hex(line.substr(0, angle)), {}});
+      source.clear();
       continue;
     }
     if (raw.empty()) continue;
+    if (auto location = read_source_location(line)) {
+      source = std::move(*location);
+      continue;
+    }
     const std::string_view body = trim(line);
     const auto colon = body.find(':');
     if (colon == std::string_view::npos || colon == 0) continue;
@@ -318,7 +343,7 @@ CpuFacts parse_objdump(std::string_view text, const std::string& object) {
       continue;
     }
     if (rest.empty() || rest == "...") continue;
-    raw.back().instructions.push_back({hex(address), std::string(rest), {}});
+    raw.back().instructions.push_back({hex(address), std::string(rest), {}, source});
   }
 
   CpuFacts facts;
@@ -337,7 +362,9 @@ CpuFacts parse_objdump(std::string_view text, const std::string& object) {
 CpuFacts read_cpu_facts(const std::vector<fs::path>& objects) {
   CpuFacts facts;
   for (const auto& object : objects) {
-    const ToolResult result = run_tool({"objdump", "-d", "-r", "-t", "--no-show-raw-insn", object.string()}, ".", 60, 64u << 20);
+    // -l: the source line of each instruction, where the build left line tables (-g1, build/build.cpp).
+    const ToolResult result =
+        run_tool({"objdump", "-d", "-l", "-r", "-t", "--no-show-raw-insn", object.string()}, ".", 60, 64u << 20);
     if (!result.ok())
       throw InspectError("objdump could not read " + object.filename().string() +
                          (result.exit_code == -1 && !result.timed_out ? " (is binutils installed?)" : "") + ": " +

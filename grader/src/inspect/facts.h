@@ -67,6 +67,7 @@ struct CpuLoop {
   // A vector register counts once, however many lanes it holds.
   int accumulators = 0;
   std::vector<std::string> listing;  // "vfmadd231pd (%rsi,%rax,8),%ymm1,%ymm0", one per instruction, for reports
+  std::vector<std::string> listing_sources;  // each one's source line, "matvec.cpp:42"; empty without line tables
 
   double loads_per_fma() const { return fp.fma > 0 ? static_cast<double>(loads) / fp.fma : 0; }
 };
@@ -112,7 +113,7 @@ struct CpuFacts {
   std::optional<CpuLoop> hot_loop(std::string_view symbol) const;
 };
 
-// Reads every function of `objects` with `objdump -d -r -t --no-show-raw-insn` (through core/tool.h).
+// Reads every function of `objects` with `objdump -d -l -r -t --no-show-raw-insn` (through core/tool.h).
 // Throws InspectError when objdump is missing or cannot read an object.
 CpuFacts read_cpu_facts(const std::vector<std::filesystem::path>& objects);
 // The same from objdump's text (what read_cpu_facts runs it for); `object` names the file in the facts.

@@ -1,12 +1,53 @@
 #include "inspect/look.h"
 
+#include <algorithm>
+#include <cstdlib>
+
 #include "inspect/fact_list.h"
 #include "inspect/x86_instruction.h"
 
 namespace grader {
 
+namespace {
+
+// Each line with what it does after it, where the facts count it.
+std::string annotated_line(const std::string& line, const std::string& words, const char* marker) {
+  if (words.empty()) return line;
+  return line + std::string(line.size() < 48 ? 48 - line.size() : 1, ' ') + marker + " " + words;
+}
+
+}  // namespace
+
+std::vector<SourceLine> source_listing(const CpuLoop& loop, const SourceFiles& sources) {
+  if (std::all_of(loop.listing_sources.begin(), loop.listing_sources.end(), [](const auto& s) { return s.empty(); }))
+    return {};
+  std::vector<std::string> files;  // in the order the loop first reaches them
+  std::map<std::pair<std::string, long>, SourceLine> lines;
+  for (std::size_t i = 0; i < loop.listing.size(); ++i) {
+    const std::string location = i < loop.listing_sources.size() ? loop.listing_sources[i] : std::string();
+    const auto colon = location.rfind(':');
+    const std::string file = colon == std::string::npos ? std::string() : location.substr(0, colon);
+    const long number = colon == std::string::npos ? 0 : std::atol(location.c_str() + colon + 1);
+    if (std::find(files.begin(), files.end(), file) == files.end()) files.push_back(file);
+    SourceLine& line = lines[{file, number}];
+    if (line.location.empty() && !location.empty()) {
+      line.location = location;
+      if (const auto found = sources.find(file); found != sources.end() && number >= 1 &&
+                                                   static_cast<std::size_t>(number) <= found->second.size())
+        line.text = found->second[number - 1];
+    }
+    const X86Instruction x = decode_x86(loop.listing[i]);
+    line.instructions.push_back({annotated_line(loop.listing[i], describe_x86(x), "#"), x.fp.total() > 0});
+  }
+  std::vector<SourceLine> ordered;
+  for (const auto& file : files)
+    for (auto& [key, line] : lines)
+      if (key.first == file) ordered.push_back(std::move(line));
+  return ordered;
+}
+
 CodeLook make_look(const std::optional<VariantFacts>& yours, const std::optional<VariantFacts>& reference,
-                   const std::string& note) {
+                   const std::string& note, const SourceFiles& sources) {
   CodeLook look;
   look.note = note;
   const Variables mine = yours ? fact_variables(*yours) : Variables{};
@@ -33,14 +74,11 @@ CodeLook make_look(const std::optional<VariantFacts>& yours, const std::optional
     look.facts.push_back(std::move(row));
   }
   if (!yours) return look;
-  // Each line with what it does after it, where the facts count it.
-  const auto annotated = [](const std::string& line, const std::string& words, const char* marker) {
-    if (words.empty()) return line;
-    return line + std::string(line.size() < 48 ? 48 - line.size() : 1, ' ') + marker + " " + words;
-  };
+  const auto annotated = annotated_line;
   if (yours->hot_loop) {
     look.listing_title = "hot loop of " + plain_name(yours->hot_loop->function) + " (x86-64, objdump)";
     for (const auto& line : yours->hot_loop->listing) look.listing.push_back(annotated(line, describe_x86(decode_x86(line)), "#"));
+    look.source_listing = source_listing(*yours->hot_loop, sources);
   } else if (!yours->kernels.empty()) {
     const Kernel& first = *yours->kernels.front();
     look.listing_title = "PTX of " + plain_name(first.symbol);

@@ -183,6 +183,7 @@ CpuLoop summarise_loop(const std::vector<const X86Instruction*>& body) {
     loop.stores += x->stores ? 1 : 0;
     if (!x->destination.empty()) (x->accumulates ? accumulating : overwritten).insert(x->destination);
     loop.listing.push_back(x->operands.empty() ? x->mnemonic : x->mnemonic + " " + x->operands);
+    loop.listing_sources.push_back(x->source);
   }
   // A running sum is written only by the adds that add to it: a register also loaded or computed afresh in the
   // loop holds a temporary.

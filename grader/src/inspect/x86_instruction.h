@@ -22,6 +22,7 @@ struct X86Instruction {
   bool accumulates = false;  // an add or FMA whose destination is also one of its sources
   bool loads = false, stores = false;
   std::string destination;  // the register written, by number ("xmm1" for %xmm1, %ymm1 and %zmm1); empty if none
+  std::string source;       // "matvec.cpp:42": the source line it came from, where the object has line tables
 };
 
 X86Instruction decode_x86(const std::string& text);

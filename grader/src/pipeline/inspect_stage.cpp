@@ -2,12 +2,31 @@
 // the build, the submission's objects are read (inspect/code_facts.h), and the reference's from the cache; after
 // grading, every performance item gets its variant's facts beside the reference's, and a hint chosen from them.
 // Facts never change a score here: a tool that is missing leaves the report saying so, and grading goes on.
+#include <fstream>
+
 #include "inspect/fact_list.h"
 #include "inspect/look.h"
 #include "pipeline/grading.h"
 #include "score/next_step.h"
 
 namespace grader::pipeline {
+
+namespace {
+
+// The submission's staged files, line by line, for the hot loop's source lines (inspect/look.h). Staging capped
+// their size; a file that cannot be read is left out and its lines are shown without their text.
+SourceFiles read_staged_sources(const std::vector<fs::path>& staged) {
+  SourceFiles files;
+  for (const auto& path : staged) {
+    std::ifstream in(path);
+    if (!in) continue;
+    std::vector<std::string>& lines = files[path.filename().string()];
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+  }
+  return files;
+}
+
+}  // namespace
 
 void Grading::inspect_code() {
   progress("inspect", "reading what the compiled code does");
@@ -21,6 +40,7 @@ void Grading::inspect_code() {
 
 void Grading::attach_facts() {
   if (!facts_.read()) return;
+  const SourceFiles sources = read_staged_sources(staged_sources_);
   std::size_t index = spec_.correctness.size();
   for (const auto& item : spec_.performance) {
     if (item.visibility != Visibility::visible && !options_.include_hidden) continue;
@@ -31,7 +51,7 @@ void Grading::attach_facts() {
     std::string note;
     if (!yours) note = "no function of the submission could be told apart as variant '" + item.variant + "'";
     else if (!reference_facts_.read()) note = "the reference's facts: " + reference_facts_.unavailable;
-    test.look = make_look(yours, reference, note);
+    test.look = make_look(yours, reference, note, sources);
 
     // The hint is chosen again with the facts in scope: a hint's `when` reads them, and `reference_<fact>` the
     // reference's. Where the item was timed, or could not be (no GPU here), but not where it failed.

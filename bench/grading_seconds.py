@@ -3,7 +3,8 @@
 mid-tier submission (bench/mid_tier/<lab>/, where there is one) in full (--hidden, JSON report), warm, and prints
 per grading its wall time and score, the report's `stage_seconds`, and per timed item what its measurement spent
 (the report's `measurement.seconds`: setup, the interleaved rounds and how many, the judge's checks of the timed
-calls, the compare rows with their expected outputs, the bound, the outside cross-check, the measurements again).
+calls, the compare rows with their expected outputs, the bound, the outside cross-check, the measurements again,
+the counted calls of issue 33), and per grading the counted calls' seconds against its wall time.
 
 With --old-grader (and --old-root, the course tree of its own commit) an older grader grades the same submissions
 on the same machine in the same run, interleaved with this one, each with a calibration cache of its own; the
@@ -29,7 +30,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LABS = {"lab1": "lab1-matvec", "lab2": "lab2-loop-order", "lab3": "lab3-openmp", "lab4": "lab4-blocking"}
 KINDS = {"reference": "reference", "skeleton": "skeletons", "mid-tier": os.path.join("bench", "mid_tier")}
 SEED = 35035  # one seed for every grading: both graders time the same inputs
-ITEM_FIELDS = ["setup", "rounds", "checks", "compare", "bound", "cross_check", "retries"]
+ITEM_FIELDS = ["setup", "rounds", "checks", "compare", "bound", "cross_check", "retries", "counters"]
 
 
 def run_grader(grader, root, cache, argv):
@@ -139,6 +140,11 @@ def main():
                                                   " ".join("%.1f" % s for s in scores[name]))
             if "old" in sides:
                 line += "  new/old %.2f" % (statistics.median(row["new"]) / statistics.median(row["old"]))
+            # The counted calls (issue 33): their seconds against the whole grading's, grading by grading.
+            shares = ["%.2f of %.1f s" % (sum((i.get("spent") or {}).get("counters", 0) for i in r["items"]), r["seconds"])
+                      for r in results if (r["lab"], r["kind"], r["side"]) == (lab, kind, "new") and "items" in r]
+            if shares:
+                line += "  counters %s" % ", ".join(shares)
             print(line)
     if args.json:
         with open(args.json, "w") as f:

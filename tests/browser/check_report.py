@@ -7,7 +7,9 @@ JSON messages ending in a NUL byte, commands on fd 3, replies on fd 4).
   check_report.py --grader build/bin/grader --root . --out build/browser student
       grades lab1's reference as HTML (the page carries its report's JSON), then in the page: every item of the
       JSON appears, every roofline mark sits where the JSON's figures put it (within a pixel), the page made no
-      request but its own file, and a screenshot is saved (laptop and phone widths).
+      request but its own file, and a screenshot is saved (laptop and phone widths); each timed item's "what your
+      code does" panel holds the JSON's facts, its hot loop folded under the submission's own source lines with the
+      floating-point instructions marked, and the grader's counters (or why there are none).
   check_report.py ... dashboard
       a timed batch of three lab1 students; the same checks on the class dashboard (report.html in --out, a mark
       per student per kernel) and on a student's page against the JSON stored beside it.
@@ -217,6 +219,65 @@ def check_page(browser, checks, html_path, expected_marks, expected_items, shot_
     print("screenshots: %s-laptop.png, %s-phone.png" % (shot_prefix, shot_prefix))
 
 
+# The "what your code does" panels (issue 33): each item's facts table, its folded hot loop under the source lines,
+# and the counters the grader read.
+PANEL_FACTS = r"""(() => [...document.querySelectorAll('[data-item]')].map(item => {
+  const look = item.querySelector('.look'), counters = item.querySelector('.counters');
+  const source = look && look.querySelector('.source');
+  const folder = source && source.closest('details');
+  const panel = {item: item.getAttribute('data-item'), heading: look ? look.querySelector('h3').textContent : null,
+                 facts: look ? [...look.querySelectorAll('tr[data-fact]')].map(r => r.getAttribute('data-fact')) : [],
+                 lines: source ? [...source.querySelectorAll('.src')].map(s => [...s.childNodes].filter(n => n.nodeType === 3).map(n => n.textContent).join('')) : [],
+                 instructions: source ? source.querySelectorAll('.asm').length : 0,
+                 fp: source ? source.querySelectorAll('.asm.fp').length : 0,
+                 folded: folder ? !folder.open : null, shown_when_opened: null,
+                 counter_rows: counters ? [...counters.querySelectorAll('tr[data-counter]')].map(r => r.getAttribute('data-counter')) : null,
+                 counters_missing: counters && counters.querySelector('.counters-missing') ? counters.querySelector('.counters-missing').textContent : null};
+  if (folder) {
+    folder.open = true;
+    const first = source.querySelector('.src');
+    panel.shown_when_opened = first.checkVisibility() && first.getBoundingClientRect().height > 0;
+    folder.open = false;
+  }
+  return panel;
+}))()"""
+
+
+def check_panels(browser, checks, report, source_path):
+    """The look panels of a lab1 page against its JSON: facts, the listing beside the student's own lines, counters."""
+    with open(source_path, encoding="utf-8") as f:
+        written = [line.rstrip("\n") for line in f]
+    panels = {p["item"]: p for p in browser.evaluate(PANEL_FACTS)}
+    timed = [t for t in report["tests"] if t["kind"] == "performance" and t.get("look")]
+    checks.check(bool(timed), "the JSON has timed items with a 'what your code does' block (%d)" % len(timed))
+    for test in timed:
+        panel = panels.get(test["name"], {})
+        name = test["name"]
+        checks.check((panel.get("heading") or "").startswith("What your code does"), "'%s': the panel is there" % name)
+        shown = [row["key"] for row in test["look"]["facts"]
+                 if row.get("yours_value") or row.get("reference_value")]
+        checks.check(panel.get("facts") == shown, "'%s': its facts table has the JSON's rows (%s)" % (name, panel.get("facts")))
+        listing = test["look"].get("source_listing", [])
+        if listing:
+            lines = [line for line in panel.get("lines", []) if line.strip()]
+            checks.check(bool(lines) and all(line in written for line in lines),
+                         "'%s': the listing shows the submission's own lines (%d of them)" % (name, len(lines)))
+            checks.check(panel.get("instructions", 0) == sum(len(l["instructions"]) for l in listing),
+                         "'%s': every instruction of the JSON's listing is under a line (%d)" % (name, panel.get("instructions", 0)))
+            checks.check(panel.get("fp", 0) >= 1, "'%s': its floating-point instructions are marked (%d)" % (name, panel.get("fp", 0)))
+            checks.check(panel.get("folded") is True and panel.get("shown_when_opened") is True,
+                         "'%s': the listing is folded, and shown when opened" % name)
+        else:
+            checks.check(False, "'%s': the JSON has no source listing (line tables missing?)" % name)
+        counters = (test.get("measurement") or {}).get("cpu_counters")
+        if counters is not None:
+            rows = [row["key"] for row in counters["rows"]]
+            checks.check(panel.get("counter_rows") == rows, "'%s': the counters table has the JSON's rows (%s)" % (name, rows))
+            if counters["unavailable"]:
+                checks.check(counters["unavailable"] in (panel.get("counters_missing") or ""),
+                             "'%s': why counters are missing is shown: %s" % (name, counters["unavailable"]))
+
+
 def student_marks(report, reference):
     """The marks the student's JSON (and the selftest's record, when present) say the roofline holds."""
     marks = []
@@ -279,6 +340,8 @@ def student(args, browser, checks):
     marks = student_marks(report, reference)
     checks.check(len(marks) >= 2, "the JSON holds timed kernels to plot (%d marks)" % len(marks))
     check_page(browser, checks, html_path, marks, [t["name"] for t in report["tests"]], os.path.join(args.out, "lab1-report"))
+    browser.load(html_path, 1280, 900)
+    check_panels(browser, checks, report, os.path.join(args.root, "reference", "lab1-matvec", "matvec.cpp"))
 
 
 def written_by_this_grader(out, grader):

@@ -331,9 +331,39 @@ def check_busy_calibration(grader, args):
     for test in performance:
         check(test["status"] != "suspect", "honest item %r is SUSPECT against a busy calibration: %s" % (
             test["name"], test["details"]))
+        # The OpenMP threads of the counted call are the grader's to count, each of them (issue 33).
+        if test.get("measurement"):
+            check_counted(test["name"], test["measurement"], candidate_threads=2)
     fractions = [t["measurement"]["roofline_fraction"] for t in performance if t.get("measurement")]
     check(fractions and max(fractions) > 1.2, "no item went past the lowered all-thread roofline (%r): the test "
           "no longer shows what it is for" % fractions)
+
+
+def check_counted(item, m, candidate_threads=1):
+    """The counters the grader read over one more call of each side (issue 33): both sides counted, where the
+    machine allows any counting, or the reason it does not; hardware counts only where the machine has them."""
+    counters = m.get("cpu_counters")
+    check(counters is not None, "item %r: a CPU lab's grading carries counters, or why there are none" % item)
+    sides = counters["sides"]
+    if not sides:
+        check(counters["unavailable"] != "", "item %r: no side counted and no reason given" % item)
+        print("no counters here: %s" % counters["unavailable"])
+        return
+    # Both sides are counted, the candidate first, but for one whose calls take too long, which the report names
+    # (the yardstick's label is as it was timed: a cap that took its place after the rounds has its own).
+    skipped = counters["skipped"].count(" takes ")
+    check(len(sides) == 2 - skipped, "item %r: %d side(s) counted, %d skipped (%r)" % (item, len(sides), skipped, counters))
+    if m["candidate"]["label"] + " takes" not in counters["skipped"]:
+        check(sides[0]["label"] == m["candidate"]["label"], "item %r: the candidate counted first (%r)" % (item, sides))
+    for side in sides:
+        least = candidate_threads if side["label"] == m["candidate"]["label"] else 1
+        check(side["cpu_seconds"] > 0, "item %r: %s took CPU time in its counted call (%r)" % (item, side["label"], side))
+        check(side["threads"] >= least, "item %r: %s ran on %d thread(s), expected at least %d" % (
+            item, side["label"], side["threads"], least))
+        check((side["cycles"] is None) == (counters["unavailable"] != ""),
+              "item %r: cycles are there exactly where no reason says they are not (%r, %r)" % (
+                  item, side["cycles"], counters["unavailable"]))
+    print("item %r counted: %s" % (item, counters["unavailable"] or "hardware counters"))
 
 
 def check_slow_but_correct(grader, args):
@@ -360,6 +390,7 @@ def check_slow_but_correct(grader, args):
         check(m is not None, "performance item %r has no measurement" % item)
         check(m["candidate"]["median_s"] > 0 and m["baseline"]["median_s"] > 0, "item %r: empty timings %r" % (item, m))
         check(m["speedup"] > 0, "item %r: speedup %r" % (item, m["speedup"]))
+        check_counted(item, m)
         # Times that earn nothing taken at their word are not checked by the grader's own clock: a lie could only
         # make them shorter, and they are slow already. lab1's two items are timed against different yardsticks,
         # each in a measurement of its own; where its 95% interval reached its first tier (a noisy run), the times

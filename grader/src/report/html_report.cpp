@@ -209,7 +209,7 @@ std::string counters_section(const json& counters) {
   if (const std::string skipped = text_of(counters, "skipped"); !skipped.empty())
     out += "<p class=\"meta\">" + escape(skipped) + "</p>\n";
   if (const std::string why = text_of(counters, "unavailable"); !why.empty())
-    out += "<p class=\"meta counters-missing\">" + std::string(rows.empty() ? "no counters: " : "no hardware counters: ") +
+    out += "<p class=\"meta counters-missing\">" + std::string(rows.empty() ? "no counts: " : "only software counts: ") +
            escape(why) + "</p>\n";
   return out + "</div>\n";
 }

@@ -94,7 +94,7 @@ void write_counters(std::ostringstream& out, const Style& style, const CpuCounte
   }
   if (!counters.skipped.empty()) out << "          " << style.dim(counters.skipped) << "\n";
   if (!counters.unavailable.empty())
-    out << "          " << style.dim((rows.empty() ? "no counters: " : "no hardware counters: ") + counters.unavailable) << "\n";
+    out << "          " << style.dim((rows.empty() ? "no counts: " : "only software counts: ") + counters.unavailable) << "\n";
 }
 
 std::string marker(const Style& style, Verdict verdict) {

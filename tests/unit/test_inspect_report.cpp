@@ -114,6 +114,7 @@ TEST_CASE("counters: derived figures, a row per figure some side has, '-' where 
   CHECK(counters.sides[1].per_kilo_instruction(counters.sides[1].cache_misses).value() == doctest::Approx(1.0));
   CHECK(counters.sides[1].flops_per_cycle().value() == doctest::Approx(0.5));
   CHECK_FALSE(counters.sides[0].ipc().has_value());
+  CHECK(counters.sides[0].gflops_per_cpu_second().value() == doctest::Approx(1.0));  // 2e6 flops in 2 ms
   const auto rows = counter_rows(counters);
   const auto ipc = std::find_if(rows.begin(), rows.end(), [](const CounterRow& row) { return row.key == "ipc"; });
   REQUIRE(ipc != rows.end());

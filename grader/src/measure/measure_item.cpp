@@ -26,9 +26,9 @@ constexpr int candidate_compare_reps = 3;  // calls timed for a `candidate:<vari
 // figure for the report is not worth in every grading of the class.
 constexpr double longest_counted_call = 1.0;
 
-double seconds_since(steady::time_point start) { return std::chrono::duration<double>(steady::now() - start).count(); }
+double timed_seconds_since(steady::time_point start) { return std::chrono::duration<double>(steady::now() - start).count(); }
 
-std::string fixed(double value, int digits) {
+std::string fixed_digits(double value, int digits) {
   std::ostringstream text;
   text.precision(digits);
   text << std::fixed << value;
@@ -94,7 +94,7 @@ bool measure_item(const PerformanceItem& item, const MeasureInputs& in, MeasureC
 
   // Interleave baseline and candidate in rounds, so a change in the machine's load touches both alike;
   // warm up first; stop once both are steady, or at the lab's repetition or time budget.
-  m.spent.setup = seconds_since(setup_began);
+  m.spent.setup = timed_seconds_since(setup_began);
   context.progress("timing", "performance: " + item.name + ": timing");
   const auto& timing = context.spec.timing;
   const bool baseline_is_candidate_code =
@@ -130,7 +130,7 @@ bool measure_item(const PerformanceItem& item, const MeasureInputs& in, MeasureC
     quiet.before(watched);
     const auto began = steady::now();
     const bool ok = worker.time(name, warmup, reps, outputs, command_timeout, into);
-    quiet.after(seconds_since(began));
+    quiet.after(timed_seconds_since(began));
     return ok;
   };
 
@@ -149,7 +149,7 @@ bool measure_item(const PerformanceItem& item, const MeasureInputs& in, MeasureC
       check_failure = {Verdict::internal_error, "the judge failed on a timed call's inputs: " + j.failure().details};
       return false;
     }
-    last_check_seconds = seconds_since(began);
+    last_check_seconds = timed_seconds_since(began);
     check_seconds += last_check_seconds;
     ++m.spent.checked_rounds;
     const OutputsCheck check = check_outputs(got, want, tolerance);
@@ -213,7 +213,7 @@ bool measure_item(const PerformanceItem& item, const MeasureInputs& in, MeasureC
     if (cand_calls.busy_threads > 0)
       return fail(Verdict::suspect, std::to_string(cand_calls.busy_threads) + " thread(s) of the submission were still "
                                     "running after the timed call returned");
-    const double round_seconds = seconds_since(round_start);
+    const double round_seconds = timed_seconds_since(round_start);
     const double check_chance =
         last_check_seconds > 0 ? std::clamp(round_seconds / last_check_seconds, 0.25, 1.0) : 1.0;
     if (round == 0 || std::uniform_real_distribution<double>(0, 1)(pick) < check_chance) {
@@ -235,7 +235,7 @@ bool measure_item(const PerformanceItem& item, const MeasureInputs& in, MeasureC
     const double noise = std::max(summarize(m.baseline.seconds).relative_spread(), summarize(m.candidate.seconds).relative_spread());
     const bool enough = reps >= timing.min_reps;
     // The judge's checks are not timing: they do not use up the timing budget.
-    const double spent = seconds_since(start) - check_seconds;
+    const double spent = timed_seconds_since(start) - check_seconds;
     m.spent.round_count = round + 1;
     if (enough && (noise <= timing.target_noise || reps >= timing.max_reps || spent >= timing.max_seconds)) break;
     if (spent >= 3 * timing.max_seconds) break;  // never more than this, even below min_reps
@@ -247,7 +247,7 @@ bool measure_item(const PerformanceItem& item, const MeasureInputs& in, MeasureC
   }
   if (unchecked && !verify(unchecked->outputs, unchecked->call)) return fail(check_failure->first, check_failure->second);
   m.spent.checks = check_seconds;
-  m.spent.rounds = seconds_since(start) - check_seconds;
+  m.spent.rounds = timed_seconds_since(start) - check_seconds;
   if (const std::string why = quiet.verdict(); !why.empty()) return fail(Verdict::suspect, why);
 
   // The counters: one more call of each side on fresh inputs, outside the rounds, counted by the grader. Its time
@@ -263,7 +263,7 @@ bool measure_item(const PerformanceItem& item, const MeasureInputs& in, MeasureC
       counts.flops = flops;
       const double call_seconds = summarize(worker == &cand ? m.candidate.seconds : m.baseline.seconds).median;
       if (call_seconds > longest_counted_call) {
-        counters.skipped += (counters.skipped.empty() ? "" : "; ") + counts.label + " takes " + fixed(call_seconds, 1) +
+        counters.skipped += (counters.skipped.empty() ? "" : "; ") + counts.label + " takes " + fixed_digits(call_seconds, 1) +
                             " s a call: not counted";
         continue;
       }
@@ -283,7 +283,7 @@ bool measure_item(const PerformanceItem& item, const MeasureInputs& in, MeasureC
       if (counts.threads > 0) counters.sides.push_back(std::move(counts));
     }
     m.cpu_counters = std::move(counters);
-    m.spent.counters = seconds_since(counters_began);
+    m.spent.counters = timed_seconds_since(counters_began);
   }
 
   // Figures for the report only: the judge's professional implementations (cuBLAS, CUB, OpenBLAS), or
@@ -340,7 +340,7 @@ bool measure_item(const PerformanceItem& item, const MeasureInputs& in, MeasureC
     m.compare.push_back(t);
   }
 
-  m.spent.compare = seconds_since(compare_began);
+  m.spent.compare = timed_seconds_since(compare_began);
 
   // The bound (lab 6's transfer bound): the baseline when that is it, else timed now like a compare entry.
   const auto bound_began = steady::now();
@@ -370,7 +370,7 @@ bool measure_item(const PerformanceItem& item, const MeasureInputs& in, MeasureC
     }
   }
 
-  m.spent.bound = seconds_since(bound_began);
+  m.spent.bound = timed_seconds_since(bound_began);
 
   fill_rates(item, scope, m.candidate);
   fill_rates(item, scope, m.baseline);
@@ -380,7 +380,7 @@ bool measure_item(const PerformanceItem& item, const MeasureInputs& in, MeasureC
     // down buys nothing beyond the judge's time.
     fill_rates(item, scope, cap);
     if (cap.median < m.baseline.median) {
-      cap.label += " (caps " + m.baseline.label + ", which took " + fixed(m.baseline.median * 1e3, 2) + " ms)";
+      cap.label += " (caps " + m.baseline.label + ", which took " + fixed_digits(m.baseline.median * 1e3, 2) + " ms)";
       std::swap(cap, m.baseline);
       yardstick_is_judge_code = true;
     }
@@ -410,7 +410,7 @@ bool measure_item(const PerformanceItem& item, const MeasureInputs& in, MeasureC
         !baseline_is_candidate_code ? baseline_variant : (!item.baseline.cap.empty() ? item.baseline.cap : item.variant);
     unreconciled = cross_check_times(cand, item.variant, summarize(m.candidate.seconds).median, overhead_worker,
                                      overhead_variant, reps_per_round, fresh, timeout);
-    m.spent.cross_check = seconds_since(cross_check_began);
+    m.spent.cross_check = timed_seconds_since(cross_check_began);
     if (!cand.alive()) {
       Verdict v = cand.failure().verdict;
       std::string details = cand.failure().details;
@@ -422,7 +422,7 @@ bool measure_item(const PerformanceItem& item, const MeasureInputs& in, MeasureC
   if (!unreconciled.empty()) return fail(Verdict::suspect, unreconciled);
   if (bound) {  // its median was filled in with its rates, above
     if (m.candidate.median > 0 && bound->median / m.candidate.median > believable_ceiling)
-      return fail(Verdict::suspect, "measured " + fixed(bound->median / m.candidate.median, 2) + " times faster than the " +
+      return fail(Verdict::suspect, "measured " + fixed_digits(bound->median / m.candidate.median, 2) + " times faster than the " +
                                         bound->label + ", which no code beats by much: the timing was fooled (work "
                                         "outside the timed call, or kept from an earlier call?)");
   }

@@ -57,6 +57,9 @@ void Grading::measure(const PerformanceItem& item, TestResult& test) {
   ForeignLoad load;
   if (!measure_item(item, in, context, test)) return;
   Disturbance disturbed = disturbance(item, scope, load);
+  // The counters are the first measurement's: a measurement again times, it does not count again (a replaced one
+  // hands its counters on, below).
+  context.count_cpu = false;
 
   // An interval that holds a tier threshold of this item, or of another item scored from the same timing, could
   // land on either side of it on a regrade: measure again and pool, within the lab's budget. Items whose
@@ -93,7 +96,11 @@ void Grading::measure(const PerformanceItem& item, TestResult& test) {
     if (disturbed.measure_again) {
       // What was timed while the item's threads did not have their cores is no measurement of the submission: it
       // is replaced, not pooled, by this one (itself replaced in turn if it too was short of cores).
+      const auto counted = test.measurement->cpu_counters;
+      const double counting = test.measurement->spent.counters;
       test.measurement = again.measurement;
+      test.measurement->cpu_counters = counted;
+      test.measurement->spent.counters = counting;
       disturbed = again_disturbed;
     } else if (!again_disturbed.measure_again) {
       if (!pool_measurements(item, scope, ceilings, *test.measurement, *again.measurement)) break;

@@ -80,7 +80,8 @@ json counters_json(const CpuCounters& counters) {
                      {"cache_misses_per_kilo_instruction", optional_number(side.per_kilo_instruction(side.cache_misses))},
                      {"l1d_misses_per_kilo_instruction", optional_number(side.per_kilo_instruction(side.l1d_misses))},
                      {"cache_misses_per_flop", optional_number(side.per_flop(side.cache_misses))},
-                     {"flops_per_cycle", optional_number(side.flops_per_cycle())}});
+                     {"flops_per_cycle", optional_number(side.flops_per_cycle())},
+                     {"gflops_per_cpu_second", optional_number(side.gflops_per_cpu_second())}});
   json rows = json::array();
   for (const auto& row : counter_rows(counters))
     rows.push_back({{"key", row.key}, {"label", row.label}, {"values", row.values}});

@@ -56,6 +56,7 @@ std::vector<CounterRow> counter_rows(const CpuCounters& counters) {
   } figures[] = {
       {"ipc", "instructions per cycle", 2, [](const CounterSet& s) { return s.ipc(); }},
       {"flops_per_cycle", "FLOP per cycle (all threads)", 2, [](const CounterSet& s) { return s.flops_per_cycle(); }},
+      {"gflops_per_cpu_second", "GFLOP/s per CPU second", 2, [](const CounterSet& s) { return s.gflops_per_cpu_second(); }},
       {"cache_misses_per_kilo_instruction", "last-level cache misses / 1000 instr", 2,
        [](const CounterSet& s) { return s.per_kilo_instruction(s.cache_misses); }},
       {"cache_misses_per_flop", "last-level cache misses / FLOP", 4,
@@ -83,6 +84,11 @@ std::vector<CounterRow> counter_rows(const CpuCounters& counters) {
     if (any) rows.push_back(std::move(row));
   }
   return rows;
+}
+
+std::optional<double> CounterSet::gflops_per_cpu_second() const {
+  if (threads == 0 || cpu_seconds <= 0 || flops <= 0) return std::nullopt;
+  return flops / cpu_seconds / 1e9;
 }
 
 bool Report::all_passed() const {

@@ -49,6 +49,9 @@ struct CounterSet {
   std::optional<double> per_kilo_instruction(std::optional<double> count) const;
   std::optional<double> per_flop(std::optional<double> count) const;
   std::optional<double> flops_per_cycle() const;
+  // The item's flops over the CPU time every thread spent: GFLOP/s at the cycles the call used (cycles / task-clock
+  // is the clock they ran at), so a figure even where the machine counts no cycles.
+  std::optional<double> gflops_per_cpu_second() const;
 };
 
 // The counters of one timed item: the candidate's call and the yardstick's. `unavailable` says why the hardware

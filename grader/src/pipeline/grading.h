@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "batch/gpu_inventory.h"
 #include "build/build.h"
 #include "calibrate/calibration.h"
 #include "core/environment.h"
@@ -101,6 +102,10 @@ class Grading {
   std::unique_ptr<Worker> start_worker(const fs::path& executable, const std::string& role);
   // --gpus: this grading's GPU, for every worker from now on, and its own calibration for the roofline.
   void claim_gpu();
+  // A GPU lab graded alone (`grader lab5`, and on the node of `grader lab5 --slurm`): the GPU its workers use, as
+  // nvidia-smi names it here, when one is found. Its calibration is that GPU's, kept by UUID as --gpus keeps it.
+  std::optional<Gpu> own_gpu() const;
+  void use_gpu_calibration(const Gpu& gpu);
   // Keeps what a candidate process that is about to go away printed (the start of it, for the student's
   // printf debugging) and, under --sanitize, compute-sanitizer's findings.
   void harvest_output(Worker& worker);

@@ -16,8 +16,12 @@ Checks:
                        exit 9, named; only the declared file was staged, even from a folder holding odd names
   badbyte SLURM_DIR    a submission folder whose name holds a byte that is not UTF-8 and a line break, beside a file
                        named so: graded on the node as here, the same report and exit code
-  gpu SLURM_DIR        lab5 (CUDA) asks for a GPU (#SBATCH --gpus-per-task=1, the log names CUDA_VISIBLE_DEVICES);
-                       this cluster has none, so sbatch refuses: exit 6 with sbatch's words and the script kept
+  gpu SLURM_DIR        on the cluster with two fake GPUs (slurm_up.sh DIR 2): lab5 (CUDA) asks for a GPU
+                       (#SBATCH --gpus-per-task=1), and two gradings at once each see their own in CUDA_VISIBLE_DEVICES
+                       (a stand-in node grader reports it: nothing CUDA runs on a fake GPU); more GPUs than the node
+                       has: sbatch refuses, exit 6 with sbatch's words and the script kept
+  nodefail SLURM_DIR   on the same cluster: the node set DOWN (scontrol) while the job runs, with sbatch and with srun:
+                       exit 9, "its node failed" named, the student's folder untouched; the node is put back
   no_gpu               lab5 graded here without a GPU: the report's next line after "not run" is the command to run
                        (course settings) or to ask the course staff (none), in text, JSON and Gradescope
   settings             a wrong course.toml is exit 2 with its file:line:column; --slurm without settings is exit 3;
@@ -339,27 +343,105 @@ def check_badbyte(ctx, slurm_dir):
     check(folder_digest(folder) == before, "the student's folder changed")
 
 
+def gpu_probe(ctx):
+    """Stands in for the grader on a node whose GPUs are fake: reports the GPU SLURM gave the job, and the job's
+    script, as its report; waits (up to a minute) until `peers` probes have started, so their jobs overlap."""
+    path = os.path.join(ctx.work, "gpu-probe.sh")
+    started = os.path.join(ctx.work, "probes-started")
+    os.makedirs(started, exist_ok=True)
+    with open(path, "w") as f:
+        f.write("#!/bin/bash\n"
+                "while [ $# -gt 0 ]; do [ \"$1\" = --output ] && out=$2; shift; done\n"
+                "touch %s/$$\n"
+                "for _ in $(seq 1 600); do [ $(ls %s | wc -l) -ge 2 ] && break; sleep 0.1; done\n"
+                "{ echo \"CUDA_VISIBLE_DEVICES=$CUDA_VISIBLE_DEVICES\"; cat grade-*.sbatch; } > \"$out\"\n"
+                "exit 5\n" % (started, started))
+    os.chmod(path, 0o755)
+    return path
+
+
 def check_gpu(ctx, slurm_dir):
     ctx.extra_env = cluster(slurm_dir)
     if ctx.extra_env is None:
         return SKIP
-    ctx.write_settings(gpus_per_job=1, cpus_per_job=1)
+    # Two students at once, one GPU each: SLURM gives each job its own, and says which in CUDA_VISIBLE_DEVICES.
+    ctx.write_settings(gpus_per_job=1, cpus_per_job=1, grader=gpu_probe(ctx))
+    cmd = ctx.command("lab5", "--quick", "--slurm")
+    print("$ " + " ".join(os.fsdecode(c) for c in cmd) + "  (twice at once)", flush=True)
+    procs = [subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ctx.env(), text=True)
+             for _ in range(2)]
+    seen = []
+    for proc in procs:
+        out, err = proc.communicate(timeout=180)
+        print(out + err + "(exit %d)" % proc.returncode)
+        check(proc.returncode == 5, "exit %d: the node grader's exit code (5) should come back" % proc.returncode)
+        check(" is running on " in err or " ran on " in err, "no 'is running on <node>' line")
+        check(out.startswith("CUDA_VISIBLE_DEVICES="), "the job saw no GPU: %r" % out[:200])
+        seen.append(out.splitlines()[0].split("=", 1)[1])
+        check("#SBATCH --gpus-per-task=1\n" in out and "#SBATCH --cpus-per-task=1\n" in out, "no GPU or CPU request")
+        check("#SBATCH --no-requeue\n" in out, "a failed node would requeue the job: no --no-requeue")
+        check("${CUDA_VISIBLE_DEVICES:+, GPU(s) $CUDA_VISIBLE_DEVICES}" in out, "the log does not name the job's GPUs")
+        check(" grade lab5 --submission " in out and " --hidden" not in out, "the node's command: %r" % out)
+    check(sorted(seen) == ["0", "1"], "the two jobs were not each given a GPU of their own: %r" % seen)
+    # More GPUs than the node has: sbatch refuses, and says why.
+    ctx.write_settings(gpus_per_job=3, cpus_per_job=1)
     code, out, err, _ = ctx.grade("lab5", "--quick", "--slurm")
-    check(code == 6, "exit %d: this cluster has no GPUs, so sbatch should refuse the job (6)" % code)
+    check(code == 6, "exit %d: the node has 2 GPUs, so sbatch should refuse a job asking for 3 (6)" % code)
     check("sbatch refused the job" in err and "nothing was graded" in err, "sbatch's refusal is not passed on")
     kept = [os.path.join(ctx.jobs, d) for d in os.listdir(ctx.jobs)]
     check(len(kept) == 1, "the refused job's script should be kept: %r" % kept)
     script = open(os.path.join(kept[0], "grade-lab5.sbatch")).read()
-    print(script)
-    check("#SBATCH --gpus-per-task=1\n" in script, "no GPU request in the script")
-    check("#SBATCH --cpus-per-task=1\n" in script, "no CPU request in the script")
-    check("${CUDA_VISIBLE_DEVICES:+, GPU(s) $CUDA_VISIBLE_DEVICES}" in script, "the log does not name the job's GPUs")
-    check(" grade lab5 --submission " in script and " --hidden" not in script, "the node's command: %r" % script)
+    check("#SBATCH --gpus-per-task=3\n" in script, "the course's GPU count is not in the script")
     # --hidden is the caller's to ask for (staff), never added.
     ctx.grade("lab5", "--quick", "--slurm", "--hidden")
     script = open(os.path.join([os.path.join(ctx.jobs, d) for d in os.listdir(ctx.jobs) if os.path.join(ctx.jobs, d) != kept[0]][0],
                                "grade-lab5.sbatch")).read()
     check(" --quick --hidden" in script, "--hidden was not passed on for staff")
+
+
+def node_state(ctx, node):
+    return subprocess.run(["sinfo", "--noheader", "--nodes", node, "--format", "%T"], capture_output=True, text=True,
+                          env=ctx.env()).stdout.strip()
+
+
+def put_node_back(ctx, node):
+    """RESUME when the node is still down (slurm_up.sh's ReturnToService=2 may already have), then wait until idle."""
+    deadline = time.monotonic() + 30
+    while node_state(ctx, node) != "idle":
+        if "down" in node_state(ctx, node) or "drain" in node_state(ctx, node):
+            subprocess.run(["scontrol", "update", "NodeName=" + node, "State=RESUME"], env=ctx.env())
+        check(time.monotonic() < deadline, "node %s is %r, not idle, 30 s after it was put back"
+              % (node, node_state(ctx, node)))
+        time.sleep(0.25)
+
+
+def check_nodefail(ctx, slurm_dir):
+    ctx.extra_env = cluster(slurm_dir)
+    if ctx.extra_env is None:
+        return SKIP
+    folder = student(ctx, "fast", "fast")
+    before = folder_digest(folder)
+    for shared in (True, False):
+        ctx.write_settings(grader=slow_grader(ctx), shared_filesystem=shared)
+        cmd = ctx.command("lab1", "--submission", folder, "--quick", "--slurm")
+        print("$ " + " ".join(os.fsdecode(c) for c in cmd) + "  (shared_filesystem = %s)" % shared, flush=True)
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ctx.env(), text=True)
+        seen = wait_until_running(proc)
+        node = seen.split(" is running on ")[1].split()[0]
+        try:
+            subprocess.run(["scontrol", "update", "NodeName=" + node, "State=DOWN", "Reason=grade_slurm_e2e node failure"],
+                           check=True, env=ctx.env())
+            out, rest = proc.communicate(timeout=120)
+        finally:
+            put_node_back(ctx, node)
+        err = seen + rest
+        print(out + err + "(exit %d)" % proc.returncode)
+        check(proc.returncode == 9, "exit %d after the node failed, expected 9" % proc.returncode)
+        check("job %s did not finish: its node failed (%s). Nothing was graded; your files are untouched."
+              % (job_id(err), node) in err, "the node failure is not named")
+        check(out == "", "a report was printed for a job whose node failed")
+        check(folder_digest(folder) == before, "the student's folder changed")
+    check(node_state(ctx, node) == "idle", "the node was not put back")
 
 
 def check_no_gpu(ctx):
@@ -440,7 +522,7 @@ def main():
     args = parser.parse_args()
     ctx = Context(args)
     checks = {"normal": check_normal, "unshared": check_unshared, "cancel": check_cancel, "timelimit": check_timelimit, "badbyte": check_badbyte,
-              "gpu": check_gpu, "no_gpu": check_no_gpu, "settings": check_settings}
+              "gpu": check_gpu, "nodefail": check_nodefail, "no_gpu": check_no_gpu, "settings": check_settings}
     if args.check not in checks:
         print("unknown check " + args.check)
         return 2

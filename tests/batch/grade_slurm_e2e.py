@@ -14,6 +14,9 @@ Checks:
                        a job someone else cancels (scancel): exit 9, named
   timelimit SLURM_DIR  a job the scheduler ends at its time limit (a one-minute limit, a node grader that never ends):
                        exit 9, named; only the declared file was staged, even from a folder holding odd names
+  calibration SLURM_DIR  the login node (this machine under another host name, unshare --uts) and the node share
+                       one cache, as through a home folder: the login node's calibration is there, and the job's
+                       report is not calibrated; the node's own is there too, and the job's report has its figures
   badbyte SLURM_DIR    a submission folder whose name holds a byte that is not UTF-8 and a line break, beside a file
                        named so: graded on the node as here, the same report and exit code
   gpu SLURM_DIR        on the cluster with two fake GPUs (slurm_up.sh DIR 2): lab5 (CUDA) asks for a GPU
@@ -70,6 +73,7 @@ class Context:
         self.jobs = os.path.join(self.work, "jobs")
         self.settings = os.path.join(self.work, "course.toml")
         self.extra_env = {}
+        self.prefix = []  # words the grader's command runs under (unshare ...)
 
     def write_settings(self, **keys):
         """course.toml with a [slurm] table: partition grader (slurm_up.sh's), this grader and root, unless overridden."""
@@ -88,7 +92,7 @@ class Context:
         return env
 
     def command(self, lab, *args):
-        return [os.fsencode(self.grader), b"--root", os.fsencode(self.root), lab.encode()] + \
+        return [os.fsencode(w) for w in self.prefix] + [os.fsencode(self.grader), b"--root", os.fsencode(self.root), lab.encode()] + \
                [a if isinstance(a, bytes) else str(a).encode() for a in args]
 
     def grade(self, lab, *args, expect=None, timeout=600):
@@ -321,6 +325,53 @@ def check_timelimit(ctx, slurm_dir):
     check("--gpus" not in script, "a CPU lab's job asks for a GPU")
 
 
+def calibration_file(read_gbps):
+    """A CPU calibration as `grader calibrate` keeps it (calibrate/calibration.cpp), its figures all `read_gbps`-based."""
+    return {"threads": 1, "bandwidth_1t_gbps": read_gbps, "bandwidth_all_gbps": read_gbps, "read_bandwidth_1t_gbps": read_gbps,
+            "read_bandwidth_all_gbps": read_gbps, "peak_fp64_gflops_1t": 10.0, "peak_fp64_gflops_all": 10.0, "rounds": 3,
+            "stable": True, "busy": False, "others_share": 0.0}
+
+
+def calibration_name(machine):
+    """The machine's calibration file: host-<id>, the id hashing hostname, CPU model and threads as the report has them."""
+    key = "%s\n%s\n%d" % (machine["hostname"], machine["cpu"], machine["threads"])
+    return "host-" + hashlib.sha256(key.encode()).hexdigest()[:12] + ".json"
+
+
+def check_calibration(ctx, slurm_dir):
+    ctx.extra_env = cluster(slurm_dir)
+    if ctx.extra_env is None:
+        return SKIP
+    if not shutil.which("unshare") or subprocess.run(["unshare", "--uts", "true"]).returncode != 0:
+        print("SKIPPED: no unshare --uts here (util-linux, as root): this machine cannot play a login node of another name")
+        return SKIP
+    # A cache of the test's own for the calibrations, sharing the build's lab builds (nothing to compile again).
+    cache = os.path.join(ctx.work, "cache")
+    os.makedirs(os.path.join(cache, "calibration"))
+    built_labs = os.path.join(os.path.dirname(os.path.dirname(ctx.grader)), "cache", "labs")
+    if os.path.isdir(built_labs):
+        os.symlink(built_labs, os.path.join(cache, "labs"))
+    ctx.extra_env["GRADER_CACHE"] = cache
+    ctx.write_settings()
+    folder = student(ctx, "fast", "fast")
+    args = ("--submission", folder, "--quick", "--seed", "3", "--format", "json")
+    ctx.prefix = ["unshare", "--uts", "sh", "-c", 'hostname login-node && exec "$@"', "login"]
+    login = json.loads(ctx.grade("lab1", *args, expect=0)[1])["machine"]
+    check(login["hostname"] == "login-node" and not login["calibrated"], "the login node: %r" % login)
+    with open(os.path.join(cache, "calibration", calibration_name(login)), "w") as f:
+        json.dump(calibration_file(1.25), f)
+    login = json.loads(ctx.grade("lab1", *args, expect=0)[1])["machine"]
+    check(login.get("read_bandwidth_1t_gbps") == 1.25, "the login node does not read its own calibration: %r" % login)
+    # From the login node, --slurm: the node finds the login node's figures in the cache and does not take them.
+    node = json.loads(ctx.grade("lab1", *args, "--slurm", expect=0)[1])["machine"]
+    check(node["hostname"] != "login-node", "the job ran under the login node's name: %r" % node)
+    check(not node["calibrated"], "the job took a calibration made elsewhere: %r" % node)
+    with open(os.path.join(cache, "calibration", calibration_name(node)), "w") as f:
+        json.dump(calibration_file(7.75), f)
+    node = json.loads(ctx.grade("lab1", *args, "--slurm", expect=0)[1])["machine"]
+    check(node.get("read_bandwidth_1t_gbps") == 7.75, "the job did not read its node's own calibration: %r" % node)
+
+
 def check_badbyte(ctx, slurm_dir):
     ctx.extra_env = cluster(slurm_dir)
     if ctx.extra_env is None:
@@ -521,7 +572,8 @@ def main():
     parser.add_argument("arg", nargs="?")
     args = parser.parse_args()
     ctx = Context(args)
-    checks = {"normal": check_normal, "unshared": check_unshared, "cancel": check_cancel, "timelimit": check_timelimit, "badbyte": check_badbyte,
+    checks = {"normal": check_normal, "unshared": check_unshared, "cancel": check_cancel, "timelimit": check_timelimit,
+              "calibration": check_calibration, "badbyte": check_badbyte,
               "gpu": check_gpu, "nodefail": check_nodefail, "no_gpu": check_no_gpu, "settings": check_settings}
     if args.check not in checks:
         print("unknown check " + args.check)

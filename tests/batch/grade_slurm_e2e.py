@@ -12,8 +12,11 @@ Checks:
                        on its output; the same reports; a running job cancelled with SIGINT
   cancel SLURM_DIR     SIGINT (Ctrl-C) to the grader while its job runs: the job is cancelled in SLURM, exit 130, said so;
                        a job someone else cancels (scancel): exit 9, named
-  timelimit SLURM_DIR  a job the scheduler ends at its time limit (a one-minute limit, a node grader that never ends):
-                       exit 9, named; only the declared file was staged, even from a folder holding odd names
+  timelimit_start SLURM_DIR  starts `timelimit`'s grading in the background and returns: SLURM ends that job a minute
+                       or more later, and the test's slot runs other tests meanwhile instead of waiting
+  timelimit SLURM_DIR  then (same --work): that job, which the scheduler ended at its time limit (a one-minute limit, a
+                       node grader that never ends): exit 9, named; only the declared file was staged, even from a
+                       folder holding odd names
   calibration SLURM_DIR  the login node (this machine under another host name, unshare --uts) and the node share
                        one cache, as through a home folder: the login node's calibration is there, and the job's
                        report is not calibrated; the node's own is there too, and the job's report has its figures
@@ -34,6 +37,7 @@ A check prints what it ran and, on failure, why, then exits 1; 77 when it cannot
 Python's standard library only.
 """
 import argparse
+import contextlib
 import hashlib
 import json
 import os
@@ -62,14 +66,16 @@ def check(condition, message):
 
 
 class Context:
-    def __init__(self, args):
+    def __init__(self, args, fresh=True):
+        """fresh: start from an empty --work (every check but the second half of one that ran in two)."""
         self.grader = os.path.abspath(args.grader)
         self.root = os.path.abspath(args.root)
         self.work = os.path.abspath(args.work)
-        shutil.rmtree(self.work, ignore_errors=True)
-        os.makedirs(self.work)
+        if fresh:
+            shutil.rmtree(self.work, ignore_errors=True)
+            os.makedirs(self.work)
         self.tmp = os.path.join(self.work, "tmp")
-        os.makedirs(self.tmp)
+        os.makedirs(self.tmp, exist_ok=True)
         self.jobs = os.path.join(self.work, "jobs")
         self.settings = os.path.join(self.work, "course.toml")
         self.extra_env = {}
@@ -298,7 +304,12 @@ def cancel_running_job(ctx, folder):
     check(os.listdir(ctx.jobs) == [], "a cancelled job's folder was left behind")
 
 
-def check_timelimit(ctx, slurm_dir):
+def timelimit_files(ctx):
+    """Where timelimit_start leaves the background grading's output, exit code and process group, and the folder."""
+    return {name: os.path.join(ctx.work, "timelimit." + name) for name in ("out", "err", "code", "pgid", "digest")}
+
+
+def check_timelimit_start(ctx, slurm_dir):
     ctx.extra_env = cluster(slurm_dir)
     if ctx.extra_env is None:
         return SKIP
@@ -307,8 +318,40 @@ def check_timelimit(ctx, slurm_dir):
     for name in (b"notes\xff.txt", b"two\nlines.cpp", b"matvec.cpp.orig"):
         with open(os.path.join(os.fsencode(folder), name), "wb") as f:
             f.write(b"not declared: never staged\n")
-    before = folder_digest(folder)
-    code, out, err, _ = ctx.grade("lab1", "--submission", folder, "--quick", "--slurm", timeout=400)
+    files = timelimit_files(ctx)
+    with open(files["digest"], "w") as f:
+        f.write(folder_digest(folder))
+    cmd = ctx.command("lab1", "--submission", folder, "--quick", "--slurm")
+    print("$ " + " ".join(os.fsdecode(c) for c in cmd) + "   (in the background)", flush=True)
+    # Its own session, its output in files and stdin from /dev/null, so CTest does not wait on pipes it holds; the
+    # exit code is written once the grading ends (the file appears whole, by rename).
+    wrapper = '"$@" > "$OUT" 2> "$ERR"; echo $? > "$CODE.part" && mv "$CODE.part" "$CODE"'
+    env = dict(ctx.env(), OUT=files["out"], ERR=files["err"], CODE=files["code"])
+    proc = subprocess.Popen([b"sh", b"-c", wrapper.encode(), b"sh"] + cmd, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, start_new_session=True)
+    with open(files["pgid"], "w") as f:
+        f.write(str(proc.pid))
+
+
+def check_timelimit(ctx, slurm_dir):
+    ctx.extra_env = cluster(slurm_dir)
+    if ctx.extra_env is None:
+        return SKIP
+    files = timelimit_files(ctx)
+    check(os.path.exists(files["pgid"]), "no grading was started: batch.grade_slurm_timelimit_start did not run")
+    deadline = time.monotonic() + 400
+    while not os.path.exists(files["code"]) and time.monotonic() < deadline:
+        time.sleep(1)
+    if not os.path.exists(files["code"]):
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(int(open(files["pgid"]).read()), signal.SIGINT)
+        raise CheckFailed("the grading did not end within 400 s of this check's start")
+    code = int(open(files["code"]).read())
+    out = open(files["out"], "rb").read()
+    err = open(files["err"], errors="replace").read()
+    print(out.decode(errors="replace")[-3000:] + err[-3000:] + "(exit %d)" % code, flush=True)
+    folder = os.path.join(ctx.work, "subs", "odd")
+    before = open(files["digest"]).read()
     check(code == 9, "exit %d, expected 9 (the cluster ended the job)" % code)
     job = job_id(err)
     check("job %s did not finish: the cluster ended it at its time limit (1)" % job in err, "the time limit is not named")
@@ -571,13 +614,13 @@ def main():
     parser.add_argument("check")
     parser.add_argument("arg", nargs="?")
     args = parser.parse_args()
-    ctx = Context(args)
     checks = {"normal": check_normal, "unshared": check_unshared, "cancel": check_cancel, "timelimit": check_timelimit,
-              "calibration": check_calibration, "badbyte": check_badbyte,
+              "timelimit_start": check_timelimit_start, "calibration": check_calibration, "badbyte": check_badbyte,
               "gpu": check_gpu, "nodefail": check_nodefail, "no_gpu": check_no_gpu, "settings": check_settings}
     if args.check not in checks:
         print("unknown check " + args.check)
         return 2
+    ctx = Context(args, fresh=args.check != "timelimit")  # the second half reads what timelimit_start left
     try:
         result = checks[args.check](ctx, args.arg) if args.arg else checks[args.check](ctx)
     except CheckFailed as failure:

@@ -132,7 +132,7 @@ TEST_CASE("which ncu: GRADER_NCU's stand-in and its version; none, or one that d
     const auto ncu = find_ncu(env, why);
     REQUIRE(ncu.has_value());
     CHECK(ncu->version == "2025.3.1.0");
-    CHECK(ncu->install_dir == fs::canonical(dir.path()));
+    CHECK(ncu->install_dirs.front() == fs::canonical(dir.path()));
     const auto words = ncu_profile_words(*ncu, dir.path() / "counters");
     CHECK(words.front() == fake.string());
     CHECK(std::find(words.begin(), words.end(), "--profile-from-start") != words.end());
@@ -164,7 +164,7 @@ TEST_CASE("the report read back: counters, a refused profiler, a failed import")
   // --import FILE --csv --page raw: the constructed page; anything else fails as ncu does.
   write_script(fake, "[ \"$1\" = --import ] && [ \"$3\" = --csv ] && exec cat '" + csv.string() +
                          "'\necho '==ERROR== unexpected arguments'; exit 1\n");
-  const NcuTool ncu{fake.string(), "2025.3.1.0", dir.path()};
+  const NcuTool ncu{fake.string(), "2025.3.1.0", {dir.path()}};
   const fs::path report = dir.path() / "counters.ncu-rep";
 
   SUBCASE("no report, and the run said ERR_NVGPUCTRPERM: not permitted") {

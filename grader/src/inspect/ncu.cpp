@@ -57,7 +57,10 @@ std::optional<NcuTool> find_ncu(const Environment& env, std::string& why_not) {
     // ncu is often a link (/usr/local/cuda/bin/ncu -> /opt/nvidia/nsight-compute/<version>/ncu) and a script that
     // runs the real program beside it: the box must show that folder.
     const fs::path real = fs::canonical(candidate, ec);
-    return NcuTool{candidate.string(), version, ec ? candidate.parent_path() : real.parent_path()};
+    NcuTool ncu{candidate.string(), version, {ec ? candidate.parent_path() : real.parent_path()}};
+    for (const char* nvidia : {"/opt/nvidia/nsight-compute"})
+      if (fs::is_directory(nvidia, ec) && !fs::equivalent(nvidia, ncu.install_dirs.front(), ec)) ncu.install_dirs.push_back(nvidia);
+    return ncu;
   }
   why_not = "Nsight Compute (ncu) is not installed here (looked beside nvcc, on PATH and in /usr/local/cuda/bin)";
   return std::nullopt;

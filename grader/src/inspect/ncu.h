@@ -20,7 +20,9 @@ namespace grader {
 struct NcuTool {
   std::string path;                   // the ncu program
   std::string version;                // "2025.3.1.0", from `ncu --version`
-  std::filesystem::path install_dir;  // the folder its real program lies in (a box must show it)
+  // The folders a box must show for it to run: its real program's, and NVIDIA's install folder where there is one
+  // (/usr/local/cuda/bin/ncu is often a script that starts /opt/nvidia/nsight-compute/<version>/ncu).
+  std::vector<std::filesystem::path> install_dirs;
 };
 
 // $GRADER_NCU (a test's stand-in, or a site's own ncu), else ncu beside nvcc, on PATH, in /usr/local/cuda/bin.

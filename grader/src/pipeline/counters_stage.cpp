@@ -52,7 +52,7 @@ void Grading::read_counters(const PerformanceItem& item, const TestResult& test)
   const fs::path run_dir = dir / "run";
   fs::create_directories(run_dir);
   LaunchOptions launch =
-      worker_launch_options(spec_, candidate_build_.executable, run_dir, {ncu->install_dir}, {report_dir});
+      worker_launch_options(spec_, candidate_build_.executable, run_dir, ncu->install_dirs, {report_dir});
   if (!visible_devices_.empty()) launch.environment["CUDA_VISIBLE_DEVICES"] = visible_devices_;
   const std::vector<std::string> words = ncu_profile_words(*ncu, report_dir / "counters");
   launch.wrapper.insert(launch.wrapper.end(), words.begin(), words.end());

@@ -325,10 +325,13 @@ class Worker {
       const Call call = parse_call(command.value("variant", ""));
       if (const std::string unknown = unknown_variant(call.variant); !unknown.empty()) return fail("variant", unknown);
       prepare_inputs(call, call.first);
+      const bool profiled = command.value("profile", false);
       start = monotonic_nanoseconds();
       problem_->poison();
+      if (profiled) problem_->profile(true);
       problem_->run(call.variant);
       problem_->finish();
+      if (profiled) problem_->profile(false);
     } catch (const std::exception& e) {
       return fail("run", e.what());
     }

@@ -98,6 +98,7 @@ Report grade_folder(const Environment& env, const LabSpec& spec, const fs::path&
   options.submission = folder;
   options.seed = seed;
   options.quick = grading.quick;
+  options.counters = grading.counters;
   options.include_hidden = true;  // staff grading: hidden cases and items too
   options.timing_gate = grading.timing_gate;
   options.claim_gpu = grading.claim_gpu;

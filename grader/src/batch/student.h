@@ -26,6 +26,9 @@ namespace grader {
 struct StudentGrading {
   std::uint64_t batch_seed = 0;
   bool quick = false;
+  // --counters: each timed item's counters from one profiled call (GradeOptions::counters). Off by default in a
+  // batch: it costs GPU time per student (docs/ta-guide.md).
+  bool counters = false;
   UnpackLimits limits;
   std::filesystem::path scratch;  // where each archive gets its own work folder (then removed)
   // The class's timing gate (GradeOptions::timing_gate): one student times at a time, with nothing else of the

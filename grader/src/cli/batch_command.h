@@ -29,6 +29,7 @@ struct BatchCommand {
   int jobs = usable_cpus();
   std::string gpus;  // --gpus N|all (batch/gpu_slots.h); empty: one timing slot for the machine
   bool quick = false;
+  bool counters = false;  // --counters: Nsight Compute counters in every student's report (GPU labs)
   std::optional<std::uint64_t> seed;  // from seed_text, read whole (cli/values.h)
   std::optional<std::string> seed_text;
   bool force = false;

@@ -94,6 +94,7 @@ StudentGrading student_grading(const BatchCommand& command, const BatchSettings&
   StudentGrading grading;
   grading.batch_seed = settings.seed;
   grading.quick = command.quick;
+  grading.counters = command.counters;
   grading.limits.max_bytes = command.max_archive_mb << 20;
   grading.limits.max_entries = command.max_archive_files;
   grading.scratch = scratch_root() / "batch";  // private to this process, removed when it ends (core/scratch.h)
@@ -326,6 +327,9 @@ void setup_batch(CLI::App& app) {
   batch->add_option("--jobs,-j", command->jobs, "students graded at once (builds and correctness; timings take turns)")
       ->default_str(std::to_string(command->jobs));
   batch->add_flag("--quick,-q", command->quick, "correctness only: no timing");
+  batch->add_flag("--counters,!--no-counters", command->counters,
+                  "GPU labs: each timed item's Nsight Compute counters in every report, from one extra call per item "
+                  "(seconds of GPU time per student; off by default)");
   batch->add_option("--gpus", command->gpus, "GPU labs: one student per GPU at a time, on N GPUs or all of them");
   batch->add_option("--seed", command->seed_text, "the batch seed (default: drawn once, then kept in <out>/.batch.json)");
   batch->add_flag("--force", command->force, "regrade students who are already graded");

@@ -113,6 +113,7 @@ std::vector<std::string> node_command(const Environment& env, const LabSpec& spe
                                     "--submission-label", request.submission.string(),
                                     "--format", request.format, "--output", (job / "report.partial").string()};
   if (request.quick) words.push_back("--quick");
+  if (request.no_counters) words.push_back("--no-counters");
   if (request.hidden) words.push_back("--hidden");
   if (request.seed) words.insert(words.end(), {"--seed", *request.seed});
   if (!request.sanitize.empty()) words.push_back("--sanitize=" + request.sanitize);

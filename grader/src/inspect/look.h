@@ -10,9 +10,10 @@
 
 namespace grader {
 
-// `yours` or `reference` may be absent (not found, not read); `note` says why, for the report.
+// `yours` or `reference` may be absent (not found, not read); `note` says why, for the report. `your_counters` and
+// `reference_counters`: facts from a profiled call (inspect/counters.h, counter_variables), shown as rows like the rest.
 CodeLook make_look(const std::optional<VariantFacts>& yours, const std::optional<VariantFacts>& reference,
-                   const std::string& note);
+                   const std::string& note, const Variables& your_counters = {}, const Variables& reference_counters = {});
 
 // Longest listing a report carries: a hot loop is a few dozen lines; a kernel's PTX can run to thousands.
 inline constexpr std::size_t listing_lines = 400;

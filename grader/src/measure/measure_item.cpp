@@ -22,9 +22,9 @@ using steady = std::chrono::steady_clock;
 
 constexpr int candidate_compare_reps = 3;  // calls timed for a `candidate:<variant>` row of `compare`
 
-double seconds_since(steady::time_point start) { return std::chrono::duration<double>(steady::now() - start).count(); }
+double measure_seconds_since(steady::time_point start) { return std::chrono::duration<double>(steady::now() - start).count(); }
 
-std::string fixed(double value, int digits) {
+std::string measure_fixed(double value, int digits) {
   std::ostringstream text;
   text.precision(digits);
   text << std::fixed << value;
@@ -90,7 +90,7 @@ bool measure_item(const PerformanceItem& item, const MeasureInputs& in, MeasureC
 
   // Interleave baseline and candidate in rounds, so a change in the machine's load touches both alike;
   // warm up first; stop once both are steady, or at the lab's repetition or time budget.
-  m.spent.setup = seconds_since(setup_began);
+  m.spent.setup = measure_seconds_since(setup_began);
   context.progress("timing", "performance: " + item.name + ": timing");
   const auto& timing = context.spec.timing;
   const bool baseline_is_candidate_code =
@@ -126,7 +126,7 @@ bool measure_item(const PerformanceItem& item, const MeasureInputs& in, MeasureC
     quiet.before(watched);
     const auto began = steady::now();
     const bool ok = worker.time(name, warmup, reps, outputs, command_timeout, into);
-    quiet.after(seconds_since(began));
+    quiet.after(measure_seconds_since(began));
     return ok;
   };
 
@@ -145,7 +145,7 @@ bool measure_item(const PerformanceItem& item, const MeasureInputs& in, MeasureC
       check_failure = {Verdict::internal_error, "the judge failed on a timed call's inputs: " + j.failure().details};
       return false;
     }
-    last_check_seconds = seconds_since(began);
+    last_check_seconds = measure_seconds_since(began);
     check_seconds += last_check_seconds;
     ++m.spent.checked_rounds;
     const OutputsCheck check = check_outputs(got, want, tolerance);
@@ -209,7 +209,7 @@ bool measure_item(const PerformanceItem& item, const MeasureInputs& in, MeasureC
     if (cand_calls.busy_threads > 0)
       return fail(Verdict::suspect, std::to_string(cand_calls.busy_threads) + " thread(s) of the submission were still "
                                     "running after the timed call returned");
-    const double round_seconds = seconds_since(round_start);
+    const double round_seconds = measure_seconds_since(round_start);
     const double check_chance =
         last_check_seconds > 0 ? std::clamp(round_seconds / last_check_seconds, 0.25, 1.0) : 1.0;
     if (round == 0 || std::uniform_real_distribution<double>(0, 1)(pick) < check_chance) {
@@ -231,7 +231,7 @@ bool measure_item(const PerformanceItem& item, const MeasureInputs& in, MeasureC
     const double noise = std::max(summarize(m.baseline.seconds).relative_spread(), summarize(m.candidate.seconds).relative_spread());
     const bool enough = reps >= timing.min_reps;
     // The judge's checks are not timing: they do not use up the timing budget.
-    const double spent = seconds_since(start) - check_seconds;
+    const double spent = measure_seconds_since(start) - check_seconds;
     m.spent.round_count = round + 1;
     if (enough && (noise <= timing.target_noise || reps >= timing.max_reps || spent >= timing.max_seconds)) break;
     if (spent >= 3 * timing.max_seconds) break;  // never more than this, even below min_reps
@@ -243,7 +243,7 @@ bool measure_item(const PerformanceItem& item, const MeasureInputs& in, MeasureC
   }
   if (unchecked && !verify(unchecked->outputs, unchecked->call)) return fail(check_failure->first, check_failure->second);
   m.spent.checks = check_seconds;
-  m.spent.rounds = seconds_since(start) - check_seconds;
+  m.spent.rounds = measure_seconds_since(start) - check_seconds;
   if (const std::string why = quiet.verdict(); !why.empty()) return fail(Verdict::suspect, why);
 
   // Figures for the report only: the judge's professional implementations (cuBLAS, CUB, OpenBLAS), or
@@ -300,7 +300,7 @@ bool measure_item(const PerformanceItem& item, const MeasureInputs& in, MeasureC
     m.compare.push_back(t);
   }
 
-  m.spent.compare = seconds_since(compare_began);
+  m.spent.compare = measure_seconds_since(compare_began);
 
   // The bound (lab 6's transfer bound): the baseline when that is it, else timed now like a compare entry.
   const auto bound_began = steady::now();
@@ -330,7 +330,7 @@ bool measure_item(const PerformanceItem& item, const MeasureInputs& in, MeasureC
     }
   }
 
-  m.spent.bound = seconds_since(bound_began);
+  m.spent.bound = measure_seconds_since(bound_began);
 
   fill_rates(item, scope, m.candidate);
   fill_rates(item, scope, m.baseline);
@@ -340,7 +340,7 @@ bool measure_item(const PerformanceItem& item, const MeasureInputs& in, MeasureC
     // down buys nothing beyond the judge's time.
     fill_rates(item, scope, cap);
     if (cap.median < m.baseline.median) {
-      cap.label += " (caps " + m.baseline.label + ", which took " + fixed(m.baseline.median * 1e3, 2) + " ms)";
+      cap.label += " (caps " + m.baseline.label + ", which took " + measure_fixed(m.baseline.median * 1e3, 2) + " ms)";
       std::swap(cap, m.baseline);
       yardstick_is_judge_code = true;
     }
@@ -370,7 +370,7 @@ bool measure_item(const PerformanceItem& item, const MeasureInputs& in, MeasureC
         !baseline_is_candidate_code ? baseline_variant : (!item.baseline.cap.empty() ? item.baseline.cap : item.variant);
     unreconciled = cross_check_times(cand, item.variant, summarize(m.candidate.seconds).median, overhead_worker,
                                      overhead_variant, reps_per_round, fresh, timeout);
-    m.spent.cross_check = seconds_since(cross_check_began);
+    m.spent.cross_check = measure_seconds_since(cross_check_began);
     if (!cand.alive()) {
       Verdict v = cand.failure().verdict;
       std::string details = cand.failure().details;
@@ -382,7 +382,7 @@ bool measure_item(const PerformanceItem& item, const MeasureInputs& in, MeasureC
   if (!unreconciled.empty()) return fail(Verdict::suspect, unreconciled);
   if (bound) {  // its median was filled in with its rates, above
     if (m.candidate.median > 0 && bound->median / m.candidate.median > believable_ceiling)
-      return fail(Verdict::suspect, "measured " + fixed(bound->median / m.candidate.median, 2) + " times faster than the " +
+      return fail(Verdict::suspect, "measured " + measure_fixed(bound->median / m.candidate.median, 2) + " times faster than the " +
                                         bound->label + ", which no code beats by much: the timing was fooled (work "
                                         "outside the timed call, or kept from an earlier call?)");
   }

@@ -35,6 +35,9 @@ struct GradeOptions {
   // CPU labs: "address", "undefined" or "address,undefined", the candidate built with GCC's sanitizers.
   std::string sanitize;
   std::string only;              // one item's name: grade it (and the correctness items a timed one needs) alone
+  // A GPU lab on a GPU: one extra call of each timed item under Nsight Compute, outside the timed rounds, for the
+  // report's counters (pipeline/counters_stage.cpp). Never changes a point; off with --no-counters.
+  bool counters = true;
   std::function<void(const std::string&)> progress;  // one-line status updates, may be empty
   // A batch on this machine's CPUs: the grading's builds and correctness runs are its work, and its timing waits
   // until no other grading works or times (pipeline/timing_gate.h). Null: a grading alone.

@@ -5,6 +5,7 @@
 //   performance.cpp    stages 7-8 for performance items: measure/measure_item.h, then score/score_item.h
 //   grading_helpers.cpp  parameters, seeds of items, tolerances, formatting
 //   inspect_stage.cpp  what the code compiled to (inspect/code_facts.h), in the report and its hints
+//   counters_stage.cpp one profiled call of each timed item on a GPU (inspect/ncu.h), its counters in the report
 #pragma once
 
 #include <chrono>
@@ -94,6 +95,9 @@ class Grading {
   // read after the build; then, after the items were graded, each timed item's facts and the hint they choose.
   void inspect_code();
   void attach_facts();
+  // The counters (pipeline/counters_stage.cpp): one extra call of a timed item's variant under Nsight Compute, in a
+  // profiled worker of its own, after the item's timing; kept per measurement for attach_facts().
+  void read_counters(const PerformanceItem& item, const TestResult& test);
   bool build_sanitized();
   // The submission compiled with item_flags and the --sanitize instrumentation, linked as workdir/<name>-sanitized.
   CandidateBuild sanitized_build(const std::vector<std::string>& item_flags, const std::string& name);
@@ -179,6 +183,12 @@ class Grading {
   std::vector<fs::path> staged_sources_;
   CandidateBuild candidate_build_;
   CodeFacts facts_, reference_facts_;
+  // Per measurement key: the profiled call's facts (inspect/counters.h) and the words the report shows with them.
+  struct ItemCounters {
+    Variables facts;
+    std::string words;  // "counters: Nsight Compute 2025.3.1.0, ...", or "counters not read: ..."
+  };
+  std::map<std::string, ItemCounters> counters_;
   std::map<std::vector<std::string>, FlagBuild> flag_builds_;
   std::unique_ptr<Worker> candidate_;  // the timed items' candidate: a fresh one for every measurement
   using VariantKey = std::pair<std::vector<std::string>, std::string>;  // build flags, variant

@@ -165,6 +165,8 @@ std::string look_section(const json& look) {
   if (!rows.empty())
     out += "<div class=\"scroll\"><table><tr><th></th><th>yours</th><th>reference</th></tr>\n" + rows + "</table></div>\n";
   if (!text_of(look, "note").empty()) out += "<p class=\"meta\">" + escape(text_of(look, "note")) + "</p>\n";
+  if (!text_of(look, "counters").empty())
+    out += "<p class=\"meta counters\">" + escape(text_of(look, "counters")) + "</p>\n";
   std::string listing;
   for (const auto& line : look.value("listing", json::array()))
     if (line.is_string()) listing += line.get<std::string>() + "\n";

@@ -26,7 +26,8 @@ json look_json(const CodeLook& look) {
                      {"yours_value", value(row.yours_value)},
                      {"reference_value", value(row.reference_value)}});
   return {{"function", look.function}, {"kernels", look.kernels},       {"facts", facts},
-          {"listing_title", look.listing_title}, {"listing", look.listing}, {"note", look.note}};
+          {"listing_title", look.listing_title}, {"listing", look.listing}, {"note", look.note},
+          {"counters", look.counters}};
 }
 
 json stage_seconds(const Report& report) {
@@ -185,6 +186,7 @@ json to_gradescope(const Report& report) {
         if (worth_showing(row))
           output += "\n  " + row.label + ": " + (row.yours.empty() ? "-" : row.yours) + " / " +
                     (row.reference.empty() ? "-" : row.reference);
+      if (!test.look->counters.empty()) output += "\n  " + test.look->counters;
     }
     if (!test.next_step.empty()) output += "\nnext step: " + test.next_step;
     const bool ok = test.verdict == Verdict::passed;

@@ -237,9 +237,11 @@ bool Worker::finish_setup() {
 
 bool Worker::drain_pending_setup() { return !pending_setup_timeout_ || finish_setup(); }
 
-bool Worker::run(const std::string& variant, double timeout, std::vector<Array>& outputs, double& seconds) {
+bool Worker::run(const std::string& variant, double timeout, std::vector<Array>& outputs, double& seconds, bool profile) {
   std::string reply;
-  if (!send_command(json({{"op", "run"}, {"variant", variant}}).dump()) || !receive("outputs", timeout, reply, &outputs))
+  json command = {{"op", "run"}, {"variant", variant}};
+  if (profile) command["profile"] = true;
+  if (!send_command(command.dump()) || !receive("outputs", timeout, reply, &outputs))
     return false;
   seconds = json::parse(reply).value("seconds", 0.0);
   return true;
@@ -266,13 +268,13 @@ bool Worker::time(const std::string& variant, int warmup, int reps, bool want_ou
   return true;
 }
 
-void Worker::quit() {
+void Worker::quit(std::chrono::duration<double> grace) {
   if (alive_ && process_.send("{\"op\":\"quit\"}\n")) {
     std::string line;
     (void)process_.read_line(line, std::chrono::seconds(5));
   }
   alive_ = false;
-  process_.finish();
+  process_.finish(grace);
 }
 
 }  // namespace grader

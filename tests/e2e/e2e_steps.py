@@ -35,6 +35,12 @@ STEPS_EXPECTED = {
 }
 
 
+# Lab 4's gradings are the suite's slowest (the register-blocked items time a naive 2048^3 baseline), and its one
+# step is the blocked one: its tests grade only the blocked items. --only keeps the correctness items a timed item
+# needs, and the timing band runs for a step whose items still hold points.
+ONLY = {"lab4": {False: "cache blocked", True: "blocked (block 128) speedup over ikj, 128 x 4096 x 4096"}}
+
+
 def lab_dir(root, lab):
     for name in os.listdir(os.path.join(root, "labs")):
         if name.split("-")[0] == lab:
@@ -72,6 +78,8 @@ def grade(e2e, grader, args, lab, submission, timed):
     argv = ["grade", lab, "--submission", submission, "--format", "json"]
     if not timed:
         argv.append("--quick")
+    if lab in ONLY:
+        argv += ["--only", ONLY[lab][timed]]
     run = grader.run(*argv)
     report = run.json()
     print("seed %s, %s s" % (report.get("seed"), report.get("wall_seconds")))
@@ -94,7 +102,8 @@ def check_steps_honest(e2e, grader, args):
     check_steps_caught(e2e, report, args.root, lab, [], r".")
     if args.name.startswith("reference/") and report["status"] != "not_run":  # not_run: a GPU lab, no GPU here
         e2e.check(report["score"] == report["max_score"] or all(
-            t["status"] in ("passed", "below_threshold") for t in report["tests"]),
+            t["status"] in ("passed", "below_threshold") or (t["status"] == "not_run" and t["max_score"] == 0)
+            for t in report["tests"]),
             "the reference lost points other than to timing: %r of %r" % (report["score"], report["max_score"]))
 
 

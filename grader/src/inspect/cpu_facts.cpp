@@ -57,7 +57,7 @@ std::optional<SymbolLine> read_symbol_line(std::string_view line) {
   symbol.address = hex(line.substr(0, space));
   const std::string_view flags = line.substr(space + 1, 7);
   symbol.global = flags[0] == 'g' || flags[0] == 'u' || flags[1] == 'w';
-  symbol.function = flags[6] == 'F';
+  symbol.function = flags[6] == 'F' || flags[4] == 'i';  // an ifunc's name is a function's, at its resolver
   symbol.section_symbol = flags[5] == 'd';
   const std::string_view rest = line.substr(space + 9);
   const auto tab = rest.find('\t');

@@ -26,6 +26,10 @@ import e2e_selftest
 # submission -> (graded in full?, the variants caught, what the details of their items say)
 STEPS_EXPECTED = {
     "lab2/forwards_to_best": (False, ["ijk", "jik", "jki", "kij", "kji"], r"calls matmul_best"),
+    # The known hole, closed in the reader (tests/unit/test_step_routes.cpp has every route): a table of functions
+    # in data, and an address the best function stores at run time for ikj to branch through.
+    "lab2/reaches_best_through_table": (False, ["kij"], r"holds the address of matmul_best in its data"),
+    "lab2/stores_best_at_run_time": (False, ["ikj"], r"branches through a pointer|calls matmul_best"),
     "lab2/copies_best_inline": (True, ["ijk", "jik", "jki", "kji"], r"faster than the judge's own|same code"),
     "lab4/blocked_calls_register": (False, ["blocked"], r"calls matmul_register_blocked"),
     "lab4/blocked_is_register_copy": (True, ["blocked"], r"faster than the judge's own cache_blocked"),
@@ -155,7 +159,8 @@ def check_steps_honest(e2e, grader, args):
     check_steps_caught(e2e, report, args.root, lab, [], r".")
     if args.name.startswith("reference/") and report["status"] != "not_run":  # not_run: a GPU lab, no GPU here
         e2e.check(report["score"] == report["max_score"] or all(
-            t["status"] in ("passed", "below_threshold") for t in report["tests"]),
+            t["status"] in ("passed", "below_threshold") or (t["status"] == "not_run" and t["max_score"] == 0)
+            for t in report["tests"]),
             "the reference lost points other than to timing: %r of %r" % (report["score"], report["max_score"]))
 
 

@@ -23,6 +23,10 @@ std::string milliseconds(double seconds) {
 
 }  // namespace
 
+bool rounds_agree_with_reports(double outside_seconds, int calls, double cand_reported) {
+  return calls > 0 && cand_reported > 0 && outside_seconds / calls <= 2 * cand_reported;
+}
+
 std::string cross_check_times(Worker& cand, const std::string& variant, double cand_reported, Worker& judge,
                               const std::string& judge_variant, int reps, FreshCalls& fresh, double timeout) {
   // Two runs of `reps` and `3 * reps` calls, timed from here: their difference is the cost of 2 * reps calls

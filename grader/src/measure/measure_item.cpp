@@ -134,13 +134,27 @@ bool measure_item(const PerformanceItem& item, const MeasureInputs& in, MeasureC
   // must agree. The judge's naive code can cost far more than a round (lab 3: a second against 0.1 s), so a
   // round is checked with a probability that keeps checking to about the time spent timing, at least 1 in 4,
   // drawn from the run's secret seed; the first and the last round are always checked.
+  // Where the baseline is the oracle's own code (baseline.oracle), it ran on the very inputs of the candidate's
+  // calls just before them, and its last call's outputs are the expected ones: the check then costs a comparison,
+  // and every round is checked. Outputs that disagree with it are replayed by the oracle, whose word decides: a
+  // baseline that rounds differently can never fail a correct submission.
+  const bool baseline_is_oracle = item.baseline.oracle && baseline == &j;
   std::mt19937_64 pick(in.seeds.checks);
   double check_seconds = 0, last_check_seconds = 0;
   std::optional<std::pair<Verdict, std::string>> check_failure;
-  auto verify = [&](const std::vector<Array>& got, std::uint64_t call) {
+  auto verify = [&](const std::vector<Array>& got, std::uint64_t call, const std::vector<Array>* baseline_outputs) {
+    const auto began = steady::now();
+    if (baseline_outputs != nullptr) {
+      const OutputsCheck same = check_outputs(got, *baseline_outputs, tolerance);
+      if (same.passed && !same.oracle_invalid) {
+        last_check_seconds = measure_seconds_since(began);
+        check_seconds += last_check_seconds;
+        ++m.spent.checked_rounds;
+        return true;
+      }
+    }
     std::vector<Array> want;
     double ignored = 0;
-    const auto began = steady::now();
     if (!j.run(fresh.replay(item.variant, call), timeout, want, ignored)) {
       check_failure = {Verdict::internal_error, "the judge failed on a timed call's inputs: " + j.failure().details};
       return false;
@@ -159,6 +173,7 @@ bool measure_item(const PerformanceItem& item, const MeasureInputs& in, MeasureC
   struct Unchecked {
     std::vector<Array> outputs;
     std::uint64_t call = 0;
+    std::optional<std::vector<Array>> baseline_outputs;  // the oracle baseline's for the same inputs
   };
   std::optional<Unchecked> unchecked;  // the last round's outputs, when that round was not checked yet
 
@@ -179,6 +194,9 @@ bool measure_item(const PerformanceItem& item, const MeasureInputs& in, MeasureC
     return partial;
   };
   const bool may_stop_when_decided = context.points_decided && item.baseline.cap.empty();
+  // The candidate's rounds as the grader's clock saw them, for the outside cross-check (measure/cross_check.h).
+  double cand_outside_seconds = 0;
+  int cand_outside_calls = 0;
 
   for (int round = 0;; ++round) {
     const int warmup = round == 0 ? timing.warmup : 0;
@@ -187,7 +205,10 @@ bool measure_item(const PerformanceItem& item, const MeasureInputs& in, MeasureC
     const int calls = std::uniform_int_distribution<int>(1, reps_per_round)(pick);
     const auto round_start = steady::now();
     TimedCalls base_calls, cap_calls, cand_calls;
-    if (!timed(*baseline, fresh.next(baseline_variant, warmup + calls), warmup, calls, false, base_calls)) {
+    const std::string base_name = fresh.next(baseline_variant, warmup + calls);
+    const std::string cand_on_base_inputs = fresh.same_inputs(item.variant);
+    const std::uint64_t base_last_call = fresh.last_call();
+    if (!timed(*baseline, base_name, warmup, calls, /*want_outputs=*/baseline_is_oracle, base_calls)) {
       const auto& failure = baseline->failure();
       return fail(baseline_is_candidate_code ? failure.verdict : Verdict::internal_error,
                   "the baseline run failed: " + failure.details);
@@ -195,14 +216,18 @@ bool measure_item(const PerformanceItem& item, const MeasureInputs& in, MeasureC
     if (!item.baseline.cap.empty() &&
         !timed(j, fresh.next(item.baseline.cap, warmup + calls), warmup, calls, false, cap_calls))
       return fail(Verdict::internal_error, "the judge's " + item.baseline.cap + " failed: " + j.failure().details);
-    const std::string cand_name = fresh.next(item.variant, warmup + calls);
-    const std::uint64_t checked_call = fresh.last_call();
+    const std::string cand_name = baseline_is_oracle ? cand_on_base_inputs : fresh.next(item.variant, warmup + calls);
+    const std::uint64_t checked_call = baseline_is_oracle ? base_last_call : fresh.last_call();
+    const std::vector<Array>* expected_now = baseline_is_oracle ? &base_calls.outputs : nullptr;
+    const auto cand_began = steady::now();
     if (!timed(cand, cand_name, warmup, calls, /*want_outputs=*/true, cand_calls)) {
       Verdict v = cand.failure().verdict;
       std::string details = cand.failure().details;
       context.retire_candidate_if_dead();
       return fail(v, details);
     }
+    cand_outside_seconds += measure_seconds_since(cand_began);
+    cand_outside_calls += warmup + calls;
     if (cand_calls.outputs_changed)
       return fail(Verdict::suspect, "the outputs changed after the timed call had returned: work was left running "
                                     "outside the timed region");
@@ -214,9 +239,10 @@ bool measure_item(const PerformanceItem& item, const MeasureInputs& in, MeasureC
         last_check_seconds > 0 ? std::clamp(round_seconds / last_check_seconds, 0.25, 1.0) : 1.0;
     if (round == 0 || std::uniform_real_distribution<double>(0, 1)(pick) < check_chance) {
       unchecked.reset();
-      if (!verify(cand_calls.outputs, checked_call)) return fail(check_failure->first, check_failure->second);
+      if (!verify(cand_calls.outputs, checked_call, expected_now)) return fail(check_failure->first, check_failure->second);
     } else {
-      unchecked = Unchecked{std::move(cand_calls.outputs), checked_call};
+      unchecked = Unchecked{std::move(cand_calls.outputs), checked_call, std::nullopt};
+      if (expected_now != nullptr) unchecked->baseline_outputs = std::move(base_calls.outputs);
     }
     m.baseline.seconds.insert(m.baseline.seconds.end(), base_calls.seconds.begin(), base_calls.seconds.end());
     cap.seconds.insert(cap.seconds.end(), cap_calls.seconds.begin(), cap_calls.seconds.end());
@@ -241,7 +267,9 @@ bool measure_item(const PerformanceItem& item, const MeasureInputs& in, MeasureC
       break;
     }
   }
-  if (unchecked && !verify(unchecked->outputs, unchecked->call)) return fail(check_failure->first, check_failure->second);
+  if (unchecked && !verify(unchecked->outputs, unchecked->call,
+                           unchecked->baseline_outputs ? &*unchecked->baseline_outputs : nullptr))
+    return fail(check_failure->first, check_failure->second);
   m.spent.checks = check_seconds;
   m.spent.rounds = measure_seconds_since(start) - check_seconds;
   if (const std::string why = quiet.verdict(); !why.empty()) return fail(Verdict::suspect, why);
@@ -368,8 +396,11 @@ bool measure_item(const PerformanceItem& item, const MeasureInputs& in, MeasureC
     Worker& overhead_worker = baseline_is_candidate_code ? j : *baseline;
     const std::string overhead_variant =
         !baseline_is_candidate_code ? baseline_variant : (!item.baseline.cap.empty() ? item.baseline.cap : item.variant);
-    unreconciled = cross_check_times(cand, item.variant, summarize(m.candidate.seconds).median, overhead_worker,
-                                     overhead_variant, reps_per_round, fresh, timeout);
+    // The rounds themselves first: where their outside time agrees, the extra runs could not disagree.
+    const double reported = summarize(m.candidate.seconds).median;
+    if (!rounds_agree_with_reports(cand_outside_seconds, cand_outside_calls, reported))
+      unreconciled = cross_check_times(cand, item.variant, reported, overhead_worker, overhead_variant, reps_per_round,
+                                       fresh, timeout);
     m.spent.cross_check = measure_seconds_since(cross_check_began);
     if (!cand.alive()) {
       Verdict v = cand.failure().verdict;

@@ -158,6 +158,14 @@ def main():
         print("SKIP: this needs two NVIDIA GPUs; nvidia-smi lists %d" % len(gpus))
         return 77
     print("GPUs:\n  " + "\n  ".join(gpus))
+    # A grading on --gpus asks nvidia-smi about its GPU three times while it holds it (the ECC count when it claims
+    # it, its health and the ECC count again at the end: batch/gpu_batch.cpp): what one such question costs here.
+    uuid = gpus[0].split(",")[1].strip()
+    start = time.monotonic()
+    subprocess.run(["nvidia-smi", "-i", uuid, "--query-gpu=ecc.errors.uncorrected.volatile.total",
+                    "--format=csv,noheader,nounits"], capture_output=True)
+    print("one nvidia-smi question about a GPU: %.2f s (three per grading, the GPU held and idle)" %
+          (time.monotonic() - start))
     os.makedirs(args.out, exist_ok=True)
     runs = sorted(set(args.run or [1, len(gpus)]))
     if any(n < 1 or n > len(gpus) for n in runs):

@@ -29,7 +29,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LABS = {"lab1": "lab1-matvec", "lab2": "lab2-loop-order", "lab3": "lab3-openmp", "lab4": "lab4-blocking"}
 SEED = 35036
 MEASUREMENT_FIELDS = ("setup", "rounds", "checks", "compare", "bound", "cross_check", "retries")
-WORK_STAGES = ("staging", "build", "inspect", "steps", "correctness")  # beside other students' work, never a timing
+WORK_STAGES = ("staging", "build", "inspect", "steps", "correctness")  # each with its wait for a turn (timing_gate.h)
 
 
 def make_class(folder, lab, students):
@@ -79,7 +79,8 @@ def describe(label, seconds, reports, students):
     print("%s: %d of %d students graded in %.1f s: %.1f students/min, 100 students in ~%.1f min" %
           (label, len(reports), students, seconds, 60 * len(reports) / seconds if seconds else 0,
            100 * seconds / max(1, len(reports)) / 60))
-    print("  timing %.1f s (one at a time: %.0f%% of the wall time), other work %.1f s (builds, correctness), "
+    print("  timing %.1f s (one at a time: %.0f%% of the wall time); the other stages %.1f s (builds and correctness, "
+          "with their waits for a turn beside no timing), "
           "scores %s" % (timing, 100 * timing / seconds if seconds else 0, work, " ".join(scores)))
     return {"seconds": round(seconds, 1), "graded": len(reports), "timing_seconds": round(timing, 1),
             "work_seconds": round(work, 1)}

@@ -243,12 +243,19 @@ std::string ncu_failure(std::string_view output) {
     return "profiling is not permitted here (ERR_NVGPUCTRPERM: the driver lets only administrators read the GPU's "
            "counters; see docs/ta-guide.md)";
   if (output.find("No kernels were profiled") != std::string_view::npos) return "ncu profiled no kernel of the call";
-  const auto error = output.find("==ERROR==");
-  if (error == std::string_view::npos) return {};
-  auto end = output.find('\n', error);
-  if (end == std::string_view::npos) end = output.size();
-  std::string line(output.substr(error, std::min<std::size_t>(end - error, 300)));
-  return "ncu failed: " + line;
+  // Every ==ERROR== line, in order (at most four, each cut at 300 characters): ncu's first line names the kernel,
+  // the ones after it say why, and that is what a TA needs to fix a machine.
+  std::string lines;
+  int count = 0;
+  for (auto error = output.find("==ERROR=="); error != std::string_view::npos && count < 4;
+       error = output.find("==ERROR==", error + 1), ++count) {
+    auto end = output.find('\n', error);
+    if (end == std::string_view::npos) end = output.size();
+    if (!lines.empty()) lines += " | ";
+    lines += std::string(output.substr(error, std::min<std::size_t>(end - error, 300)));
+  }
+  if (lines.empty()) return {};
+  return "ncu failed: " + lines;
 }
 
 }  // namespace grader

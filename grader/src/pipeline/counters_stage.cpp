@@ -88,7 +88,9 @@ void Grading::read_counters(const PerformanceItem& item, const TestResult& test)
   if (!reading.unavailable.empty()) {
     // ncu's own words first (ERR_NVGPUCTRPERM), then how the run ended.
     std::string why = reading.unavailable;
-    if (!failed.empty() && ncu_failure(printed).empty()) why = "the profiled run failed (" + failed + ")";
+    if (!failed.empty())
+      why = ncu_failure(printed).empty() ? "the profiled run failed (" + failed + ")"
+                                         : why + "; the profiled run: " + failed;
     counters.words = "counters not read (Nsight Compute " + ncu->version + "): " + why;
     return;
   }

@@ -13,21 +13,52 @@
 #include <labkit/cuda.h>
 #include <labkit/labkit.h>
 
+#include <sched.h>
+
 #include <algorithm>
+#include <system_error>
+#include <thread>
 #include <vector>
 
 #include "streams.h"
 
 namespace {
 
-// y = A x on the host in long double.
-void host_oracle(const double* A, const double* x, double* y, std::int64_t m, std::int64_t n) {
-  for (std::int64_t i = 0; i < m; ++i) {
+// y = A x on the host in long double, rows first to last.
+void oracle_rows(const double* A, const double* x, double* y, std::int64_t n, std::int64_t first, std::int64_t last) {
+  for (std::int64_t i = first; i < last; ++i) {
     long double sum = 0.0L;
     const double* row = A + i * n;
     for (std::int64_t j = 0; j < n; ++j) sum += static_cast<long double>(row[j]) * x[j];
     y[i] = static_cast<double>(sum);
   }
+}
+
+// y = A x on the host in long double, the rows shared among up to 4 threads (of the CPUs this process may use).
+// Every timed call's outputs are checked against this, on the call's own fresh A: on 1 GiB one thread took longer
+// than the call it checks several times over. Each row is still summed in order by one thread, so y is the same,
+// bit for bit, as one thread's. A thread that cannot be started leaves its rows to this one.
+void host_oracle(const double* A, const double* x, double* y, std::int64_t m, std::int64_t n) {
+  constexpr std::int64_t one_thread_below = std::int64_t{1} << 22;  // elements: a thread would cost more than it saves
+  cpu_set_t allowed;
+  const int cpus = sched_getaffinity(0, sizeof allowed, &allowed) == 0 ? CPU_COUNT(&allowed) : 1;
+  const std::int64_t threads =
+      m * n < one_thread_below ? 1 : std::clamp<std::int64_t>(std::min<std::int64_t>(cpus, m), 1, 4);
+  // Share t is rows [m t / threads, m (t + 1) / threads); this thread takes share 0, and every share from the
+  // first that could not be started on.
+  std::vector<std::thread> helpers;
+  std::int64_t first_not_started = threads;
+  for (std::int64_t t = 1; t < threads; ++t) {
+    try {
+      helpers.emplace_back(oracle_rows, A, x, y, n, m * t / threads, m * (t + 1) / threads);
+    } catch (const std::system_error&) {
+      first_not_started = t;
+      break;
+    }
+  }
+  oracle_rows(A, x, y, n, 0, m / threads);
+  if (first_not_started < threads) oracle_rows(A, x, y, n, m * first_not_started / threads, m);
+  for (auto& helper : helpers) helper.join();
 }
 
 // The yardsticks' kernels: a thread per row for short rows (a warp per row would leave most lanes idle), a warp per

@@ -12,12 +12,22 @@ Checks:
                        on its output; the same reports; a running job cancelled with SIGINT
   cancel SLURM_DIR     SIGINT (Ctrl-C) to the grader while its job runs: the job is cancelled in SLURM, exit 130, said so;
                        a job someone else cancels (scancel): exit 9, named
-  timelimit SLURM_DIR  a job the scheduler ends at its time limit (a one-minute limit, a node grader that never ends):
-                       exit 9, named; only the declared file was staged, even from a folder holding odd names
+  timelimit_start SLURM_DIR  starts `timelimit`'s grading in the background and returns: SLURM ends that job a minute
+                       or more later, and the test's slot runs other tests meanwhile instead of waiting
+  timelimit SLURM_DIR  then (same --work): that job, which the scheduler ended at its time limit (a one-minute limit, a
+                       node grader that never ends): exit 9, named; only the declared file was staged, even from a
+                       folder holding odd names
+  calibration SLURM_DIR  the login node (this machine under another host name, unshare --uts) and the node share
+                       one cache, as through a home folder: the login node's calibration is there, and the job's
+                       report is not calibrated; the node's own is there too, and the job's report has its figures
   badbyte SLURM_DIR    a submission folder whose name holds a byte that is not UTF-8 and a line break, beside a file
                        named so: graded on the node as here, the same report and exit code
-  gpu SLURM_DIR        lab5 (CUDA) asks for a GPU (#SBATCH --gpus-per-task=1, the log names CUDA_VISIBLE_DEVICES);
-                       this cluster has none, so sbatch refuses: exit 6 with sbatch's words and the script kept
+  gpu SLURM_DIR        on the cluster with two fake GPUs (slurm_up.sh DIR 2): lab5 (CUDA) asks for a GPU
+                       (#SBATCH --gpus-per-task=1), and two gradings at once each see their own in CUDA_VISIBLE_DEVICES
+                       (a stand-in node grader reports it: nothing CUDA runs on a fake GPU); more GPUs than the node
+                       has: sbatch refuses, exit 6 with sbatch's words and the script kept
+  nodefail SLURM_DIR   on the same cluster: the node set DOWN (scontrol) while the job runs, with sbatch and with srun:
+                       exit 9, "its node failed" named, the student's folder untouched; the node is put back
   no_gpu               lab5 graded here without a GPU: the report's next line after "not run" is the command to run
                        (course settings) or to ask the course staff (none), in text, JSON and Gradescope
   settings             a wrong course.toml is exit 2 with its file:line:column; --slurm without settings is exit 3;
@@ -27,6 +37,7 @@ A check prints what it ran and, on failure, why, then exits 1; 77 when it cannot
 Python's standard library only.
 """
 import argparse
+import contextlib
 import hashlib
 import json
 import os
@@ -55,17 +66,20 @@ def check(condition, message):
 
 
 class Context:
-    def __init__(self, args):
+    def __init__(self, args, fresh=True):
+        """fresh: start from an empty --work (every check but the second half of one that ran in two)."""
         self.grader = os.path.abspath(args.grader)
         self.root = os.path.abspath(args.root)
         self.work = os.path.abspath(args.work)
-        shutil.rmtree(self.work, ignore_errors=True)
-        os.makedirs(self.work)
+        if fresh:
+            shutil.rmtree(self.work, ignore_errors=True)
+            os.makedirs(self.work)
         self.tmp = os.path.join(self.work, "tmp")
-        os.makedirs(self.tmp)
+        os.makedirs(self.tmp, exist_ok=True)
         self.jobs = os.path.join(self.work, "jobs")
         self.settings = os.path.join(self.work, "course.toml")
         self.extra_env = {}
+        self.prefix = []  # words the grader's command runs under (unshare ...)
 
     def write_settings(self, **keys):
         """course.toml with a [slurm] table: partition grader (slurm_up.sh's), this grader and root, unless overridden."""
@@ -84,7 +98,7 @@ class Context:
         return env
 
     def command(self, lab, *args):
-        return [os.fsencode(self.grader), b"--root", os.fsencode(self.root), lab.encode()] + \
+        return [os.fsencode(w) for w in self.prefix] + [os.fsencode(self.grader), b"--root", os.fsencode(self.root), lab.encode()] + \
                [a if isinstance(a, bytes) else str(a).encode() for a in args]
 
     def grade(self, lab, *args, expect=None, timeout=600):
@@ -290,7 +304,12 @@ def cancel_running_job(ctx, folder):
     check(os.listdir(ctx.jobs) == [], "a cancelled job's folder was left behind")
 
 
-def check_timelimit(ctx, slurm_dir):
+def timelimit_files(ctx):
+    """Where timelimit_start leaves the background grading's output, exit code and process group, and the folder."""
+    return {name: os.path.join(ctx.work, "timelimit." + name) for name in ("out", "err", "code", "pgid", "digest")}
+
+
+def check_timelimit_start(ctx, slurm_dir):
     ctx.extra_env = cluster(slurm_dir)
     if ctx.extra_env is None:
         return SKIP
@@ -299,8 +318,40 @@ def check_timelimit(ctx, slurm_dir):
     for name in (b"notes\xff.txt", b"two\nlines.cpp", b"matvec.cpp.orig"):
         with open(os.path.join(os.fsencode(folder), name), "wb") as f:
             f.write(b"not declared: never staged\n")
-    before = folder_digest(folder)
-    code, out, err, _ = ctx.grade("lab1", "--submission", folder, "--quick", "--slurm", timeout=400)
+    files = timelimit_files(ctx)
+    with open(files["digest"], "w") as f:
+        f.write(folder_digest(folder))
+    cmd = ctx.command("lab1", "--submission", folder, "--quick", "--slurm")
+    print("$ " + " ".join(os.fsdecode(c) for c in cmd) + "   (in the background)", flush=True)
+    # Its own session, its output in files and stdin from /dev/null, so CTest does not wait on pipes it holds; the
+    # exit code is written once the grading ends (the file appears whole, by rename).
+    wrapper = '"$@" > "$OUT" 2> "$ERR"; echo $? > "$CODE.part" && mv "$CODE.part" "$CODE"'
+    env = dict(ctx.env(), OUT=files["out"], ERR=files["err"], CODE=files["code"])
+    proc = subprocess.Popen([b"sh", b"-c", wrapper.encode(), b"sh"] + cmd, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, start_new_session=True)
+    with open(files["pgid"], "w") as f:
+        f.write(str(proc.pid))
+
+
+def check_timelimit(ctx, slurm_dir):
+    ctx.extra_env = cluster(slurm_dir)
+    if ctx.extra_env is None:
+        return SKIP
+    files = timelimit_files(ctx)
+    check(os.path.exists(files["pgid"]), "no grading was started: batch.grade_slurm_timelimit_start did not run")
+    deadline = time.monotonic() + 400
+    while not os.path.exists(files["code"]) and time.monotonic() < deadline:
+        time.sleep(1)
+    if not os.path.exists(files["code"]):
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(int(open(files["pgid"]).read()), signal.SIGINT)
+        raise CheckFailed("the grading did not end within 400 s of this check's start")
+    code = int(open(files["code"]).read())
+    out = open(files["out"], "rb").read()
+    err = open(files["err"], errors="replace").read()
+    print(out.decode(errors="replace")[-3000:] + err[-3000:] + "(exit %d)" % code, flush=True)
+    folder = os.path.join(ctx.work, "subs", "odd")
+    before = open(files["digest"]).read()
     check(code == 9, "exit %d, expected 9 (the cluster ended the job)" % code)
     job = job_id(err)
     check("job %s did not finish: the cluster ended it at its time limit (1)" % job in err, "the time limit is not named")
@@ -315,6 +366,53 @@ def check_timelimit(ctx, slurm_dir):
     script = open(os.path.join(kept[0], "grade-lab1.sbatch")).read()
     check("#SBATCH --time=1\n" in script and "#SBATCH --partition=grader\n" in script, "the course's settings are not in the script")
     check("--gpus" not in script, "a CPU lab's job asks for a GPU")
+
+
+def calibration_file(read_gbps):
+    """A CPU calibration as `grader calibrate` keeps it (calibrate/calibration.cpp), its figures all `read_gbps`-based."""
+    return {"threads": 1, "bandwidth_1t_gbps": read_gbps, "bandwidth_all_gbps": read_gbps, "read_bandwidth_1t_gbps": read_gbps,
+            "read_bandwidth_all_gbps": read_gbps, "peak_fp64_gflops_1t": 10.0, "peak_fp64_gflops_all": 10.0, "rounds": 3,
+            "stable": True, "busy": False, "others_share": 0.0}
+
+
+def calibration_name(machine):
+    """The machine's calibration file: host-<id>, the id hashing hostname, CPU model and threads as the report has them."""
+    key = "%s\n%s\n%d" % (machine["hostname"], machine["cpu"], machine["threads"])
+    return "host-" + hashlib.sha256(key.encode()).hexdigest()[:12] + ".json"
+
+
+def check_calibration(ctx, slurm_dir):
+    ctx.extra_env = cluster(slurm_dir)
+    if ctx.extra_env is None:
+        return SKIP
+    if not shutil.which("unshare") or subprocess.run(["unshare", "--uts", "true"]).returncode != 0:
+        print("SKIPPED: no unshare --uts here (util-linux, as root): this machine cannot play a login node of another name")
+        return SKIP
+    # A cache of the test's own for the calibrations, sharing the build's lab builds (nothing to compile again).
+    cache = os.path.join(ctx.work, "cache")
+    os.makedirs(os.path.join(cache, "calibration"))
+    built_labs = os.path.join(os.path.dirname(os.path.dirname(ctx.grader)), "cache", "labs")
+    if os.path.isdir(built_labs):
+        os.symlink(built_labs, os.path.join(cache, "labs"))
+    ctx.extra_env["GRADER_CACHE"] = cache
+    ctx.write_settings()
+    folder = student(ctx, "fast", "fast")
+    args = ("--submission", folder, "--quick", "--seed", "3", "--format", "json")
+    ctx.prefix = ["unshare", "--uts", "sh", "-c", 'hostname login-node && exec "$@"', "login"]
+    login = json.loads(ctx.grade("lab1", *args, expect=0)[1])["machine"]
+    check(login["hostname"] == "login-node" and not login["calibrated"], "the login node: %r" % login)
+    with open(os.path.join(cache, "calibration", calibration_name(login)), "w") as f:
+        json.dump(calibration_file(1.25), f)
+    login = json.loads(ctx.grade("lab1", *args, expect=0)[1])["machine"]
+    check(login.get("read_bandwidth_1t_gbps") == 1.25, "the login node does not read its own calibration: %r" % login)
+    # From the login node, --slurm: the node finds the login node's figures in the cache and does not take them.
+    node = json.loads(ctx.grade("lab1", *args, "--slurm", expect=0)[1])["machine"]
+    check(node["hostname"] != "login-node", "the job ran under the login node's name: %r" % node)
+    check(not node["calibrated"], "the job took a calibration made elsewhere: %r" % node)
+    with open(os.path.join(cache, "calibration", calibration_name(node)), "w") as f:
+        json.dump(calibration_file(7.75), f)
+    node = json.loads(ctx.grade("lab1", *args, "--slurm", expect=0)[1])["machine"]
+    check(node.get("read_bandwidth_1t_gbps") == 7.75, "the job did not read its node's own calibration: %r" % node)
 
 
 def check_badbyte(ctx, slurm_dir):
@@ -339,27 +437,105 @@ def check_badbyte(ctx, slurm_dir):
     check(folder_digest(folder) == before, "the student's folder changed")
 
 
+def gpu_probe(ctx):
+    """Stands in for the grader on a node whose GPUs are fake: reports the GPU SLURM gave the job, and the job's
+    script, as its report; waits (up to a minute) until `peers` probes have started, so their jobs overlap."""
+    path = os.path.join(ctx.work, "gpu-probe.sh")
+    started = os.path.join(ctx.work, "probes-started")
+    os.makedirs(started, exist_ok=True)
+    with open(path, "w") as f:
+        f.write("#!/bin/bash\n"
+                "while [ $# -gt 0 ]; do [ \"$1\" = --output ] && out=$2; shift; done\n"
+                "touch %s/$$\n"
+                "for _ in $(seq 1 600); do [ $(ls %s | wc -l) -ge 2 ] && break; sleep 0.1; done\n"
+                "{ echo \"CUDA_VISIBLE_DEVICES=$CUDA_VISIBLE_DEVICES\"; cat grade-*.sbatch; } > \"$out\"\n"
+                "exit 5\n" % (started, started))
+    os.chmod(path, 0o755)
+    return path
+
+
 def check_gpu(ctx, slurm_dir):
     ctx.extra_env = cluster(slurm_dir)
     if ctx.extra_env is None:
         return SKIP
-    ctx.write_settings(gpus_per_job=1, cpus_per_job=1)
+    # Two students at once, one GPU each: SLURM gives each job its own, and says which in CUDA_VISIBLE_DEVICES.
+    ctx.write_settings(gpus_per_job=1, cpus_per_job=1, grader=gpu_probe(ctx))
+    cmd = ctx.command("lab5", "--quick", "--slurm")
+    print("$ " + " ".join(os.fsdecode(c) for c in cmd) + "  (twice at once)", flush=True)
+    procs = [subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ctx.env(), text=True)
+             for _ in range(2)]
+    seen = []
+    for proc in procs:
+        out, err = proc.communicate(timeout=180)
+        print(out + err + "(exit %d)" % proc.returncode)
+        check(proc.returncode == 5, "exit %d: the node grader's exit code (5) should come back" % proc.returncode)
+        check(" is running on " in err or " ran on " in err, "no 'is running on <node>' line")
+        check(out.startswith("CUDA_VISIBLE_DEVICES="), "the job saw no GPU: %r" % out[:200])
+        seen.append(out.splitlines()[0].split("=", 1)[1])
+        check("#SBATCH --gpus-per-task=1\n" in out and "#SBATCH --cpus-per-task=1\n" in out, "no GPU or CPU request")
+        check("#SBATCH --no-requeue\n" in out, "a failed node would requeue the job: no --no-requeue")
+        check("${CUDA_VISIBLE_DEVICES:+, GPU(s) $CUDA_VISIBLE_DEVICES}" in out, "the log does not name the job's GPUs")
+        check(" grade lab5 --submission " in out and " --hidden" not in out, "the node's command: %r" % out)
+    check(sorted(seen) == ["0", "1"], "the two jobs were not each given a GPU of their own: %r" % seen)
+    # More GPUs than the node has: sbatch refuses, and says why.
+    ctx.write_settings(gpus_per_job=3, cpus_per_job=1)
     code, out, err, _ = ctx.grade("lab5", "--quick", "--slurm")
-    check(code == 6, "exit %d: this cluster has no GPUs, so sbatch should refuse the job (6)" % code)
+    check(code == 6, "exit %d: the node has 2 GPUs, so sbatch should refuse a job asking for 3 (6)" % code)
     check("sbatch refused the job" in err and "nothing was graded" in err, "sbatch's refusal is not passed on")
     kept = [os.path.join(ctx.jobs, d) for d in os.listdir(ctx.jobs)]
     check(len(kept) == 1, "the refused job's script should be kept: %r" % kept)
     script = open(os.path.join(kept[0], "grade-lab5.sbatch")).read()
-    print(script)
-    check("#SBATCH --gpus-per-task=1\n" in script, "no GPU request in the script")
-    check("#SBATCH --cpus-per-task=1\n" in script, "no CPU request in the script")
-    check("${CUDA_VISIBLE_DEVICES:+, GPU(s) $CUDA_VISIBLE_DEVICES}" in script, "the log does not name the job's GPUs")
-    check(" grade lab5 --submission " in script and " --hidden" not in script, "the node's command: %r" % script)
+    check("#SBATCH --gpus-per-task=3\n" in script, "the course's GPU count is not in the script")
     # --hidden is the caller's to ask for (staff), never added.
     ctx.grade("lab5", "--quick", "--slurm", "--hidden")
     script = open(os.path.join([os.path.join(ctx.jobs, d) for d in os.listdir(ctx.jobs) if os.path.join(ctx.jobs, d) != kept[0]][0],
                                "grade-lab5.sbatch")).read()
     check(" --quick --hidden" in script, "--hidden was not passed on for staff")
+
+
+def node_state(ctx, node):
+    return subprocess.run(["sinfo", "--noheader", "--nodes", node, "--format", "%T"], capture_output=True, text=True,
+                          env=ctx.env()).stdout.strip()
+
+
+def put_node_back(ctx, node):
+    """RESUME when the node is still down (slurm_up.sh's ReturnToService=2 may already have), then wait until idle."""
+    deadline = time.monotonic() + 30
+    while node_state(ctx, node) != "idle":
+        if "down" in node_state(ctx, node) or "drain" in node_state(ctx, node):
+            subprocess.run(["scontrol", "update", "NodeName=" + node, "State=RESUME"], env=ctx.env())
+        check(time.monotonic() < deadline, "node %s is %r, not idle, 30 s after it was put back"
+              % (node, node_state(ctx, node)))
+        time.sleep(0.25)
+
+
+def check_nodefail(ctx, slurm_dir):
+    ctx.extra_env = cluster(slurm_dir)
+    if ctx.extra_env is None:
+        return SKIP
+    folder = student(ctx, "fast", "fast")
+    before = folder_digest(folder)
+    for shared in (True, False):
+        ctx.write_settings(grader=slow_grader(ctx), shared_filesystem=shared)
+        cmd = ctx.command("lab1", "--submission", folder, "--quick", "--slurm")
+        print("$ " + " ".join(os.fsdecode(c) for c in cmd) + "  (shared_filesystem = %s)" % shared, flush=True)
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ctx.env(), text=True)
+        seen = wait_until_running(proc)
+        node = seen.split(" is running on ")[1].split()[0]
+        try:
+            subprocess.run(["scontrol", "update", "NodeName=" + node, "State=DOWN", "Reason=grade_slurm_e2e node failure"],
+                           check=True, env=ctx.env())
+            out, rest = proc.communicate(timeout=120)
+        finally:
+            put_node_back(ctx, node)
+        err = seen + rest
+        print(out + err + "(exit %d)" % proc.returncode)
+        check(proc.returncode == 9, "exit %d after the node failed, expected 9" % proc.returncode)
+        check("job %s did not finish: its node failed (%s). Nothing was graded; your files are untouched."
+              % (job_id(err), node) in err, "the node failure is not named")
+        check(out == "", "a report was printed for a job whose node failed")
+        check(folder_digest(folder) == before, "the student's folder changed")
+    check(node_state(ctx, node) == "idle", "the node was not put back")
 
 
 def check_no_gpu(ctx):
@@ -438,12 +614,13 @@ def main():
     parser.add_argument("check")
     parser.add_argument("arg", nargs="?")
     args = parser.parse_args()
-    ctx = Context(args)
-    checks = {"normal": check_normal, "unshared": check_unshared, "cancel": check_cancel, "timelimit": check_timelimit, "badbyte": check_badbyte,
-              "gpu": check_gpu, "no_gpu": check_no_gpu, "settings": check_settings}
+    checks = {"normal": check_normal, "unshared": check_unshared, "cancel": check_cancel, "timelimit": check_timelimit,
+              "timelimit_start": check_timelimit_start, "calibration": check_calibration, "badbyte": check_badbyte,
+              "gpu": check_gpu, "nodefail": check_nodefail, "no_gpu": check_no_gpu, "settings": check_settings}
     if args.check not in checks:
         print("unknown check " + args.check)
         return 2
+    ctx = Context(args, fresh=args.check != "timelimit")  # the second half reads what timelimit_start left
     try:
         result = checks[args.check](ctx, args.arg) if args.arg else checks[args.check](ctx)
     except CheckFailed as failure:

@@ -1,15 +1,20 @@
 #!/bin/bash
-# slurm_up.sh DIR: starts a one-node SLURM cluster on this machine for the batch tests (CTest fixture
+# slurm_up.sh DIR [FAKE_GPUS]: starts a one-node SLURM cluster on this machine for the batch tests (CTest fixture
 # "slurm", FIXTURES_SETUP; slurm_down.sh DIR stops it). Real daemons from the distribution's packages
 # (Debian: slurmctld slurmd slurm-client), not a mock: DIR/slurm.conf with no authentication (auth/none,
 # cred/none: nothing leaves localhost), process tracking through /proc (no cgroups needed), one node (this
 # machine, all its CPUs) and one partition, on two free ports so a site's own SLURM is left alone.
 #
+# FAKE_GPUS (fixture "slurm_gpu"): the node also has that many GPUs as a generic resource (gres/gpu), each a
+# character device that is not a GPU (/dev/null, /dev/zero, ...): SLURM allocates them and sets a job's
+# CUDA_VISIBLE_DEVICES as it would for real ones, and nothing can run on them.
+#
 # Exits 77 (the test's SKIP_RETURN_CODE) with the reason in DIR/skip when this machine cannot run it: not root
 # (slurmd starts jobs as their users), or SLURM is not installed. Tests needing the cluster read DIR/skip and
 # skip with the same reason; they never pass without it.
 set -u
-dir=${1:?usage: slurm_up.sh DIR}
+dir=${1:?usage: slurm_up.sh DIR [FAKE_GPUS]}
+fake_gpus=${2:-0}
 rm -rf "$dir"
 mkdir -p "$dir/state" "$dir/spool"
 
@@ -39,6 +44,15 @@ host=$(hostname -s)
 cpus=$(nproc)
 memory_mb=$(awk '/MemTotal/ { print int($2 / 1024 / 2) }' /proc/meminfo)
 
+gres_types= node_gres=
+if [ "$fake_gpus" -gt 0 ]; then
+  devices=(/dev/null /dev/zero /dev/full /dev/random /dev/urandom)
+  [ "$fake_gpus" -le ${#devices[@]} ] || { echo "at most ${#devices[@]} fake GPUs"; exit 1; }
+  gres_types="GresTypes=gpu"
+  node_gres="Gres=gpu:$fake_gpus"
+  for ((i = 0; i < fake_gpus; i++)); do echo "NodeName=$host Name=gpu File=${devices[$i]}"; done > "$dir/gres.conf"
+fi
+
 cat > "$dir/slurm.conf" << EOF
 # Written by tests/batch/slurm_up.sh for the batch tests; removed by slurm_down.sh.
 ClusterName=gradertest
@@ -57,6 +71,7 @@ SchedulerType=sched/builtin
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core
 ReturnToService=2
+$gres_types
 SlurmUser=root
 SlurmdUser=root
 StateSaveLocation=$dir/state
@@ -65,7 +80,7 @@ SlurmctldPidFile=$dir/slurmctld.pid
 SlurmdPidFile=$dir/slurmd.pid
 SlurmctldLogFile=$dir/slurmctld.log
 SlurmdLogFile=$dir/slurmd.log
-NodeName=$host NodeAddr=127.0.0.1 CPUs=$cpus RealMemory=$memory_mb State=UNKNOWN
+NodeName=$host NodeAddr=127.0.0.1 CPUs=$cpus RealMemory=$memory_mb $node_gres State=UNKNOWN
 PartitionName=grader Nodes=$host Default=YES MaxTime=INFINITE State=UP
 EOF
 
@@ -80,7 +95,8 @@ echo $! > "$dir/slurmd.own-pid"
 for _ in $(seq 1 60); do
   state=$(sinfo --noheader --format=%T 2> /dev/null | head -n 1)
   if [ "$state" = idle ]; then
-    echo "SLURM is up: SLURM_CONF=$SLURM_CONF, node $host ($cpus CPUs), partition grader, ports $ctld_port and $slurmd_port"
+    echo "SLURM is up: SLURM_CONF=$SLURM_CONF, node $host ($cpus CPUs, $fake_gpus fake GPUs), partition grader, ports" \
+         "$ctld_port and $slurmd_port"
     exit 0
   fi
   sleep 0.5

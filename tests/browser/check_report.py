@@ -232,6 +232,7 @@ PANEL_FACTS = r"""(() => [...document.querySelectorAll('[data-item]')].map(item 
                  fp: source ? source.querySelectorAll('.asm.fp').length : 0,
                  folded: folder ? !folder.open : null, shown_when_opened: null,
                  counter_rows: counters ? [...counters.querySelectorAll('tr[data-counter]')].map(r => r.getAttribute('data-counter')) : null,
+                 counters_in_look: counters ? counters.closest('.look') === look : null,
                  counters_missing: counters && counters.querySelector('.counters-missing') ? counters.querySelector('.counters-missing').textContent : null};
   if (folder) {
     folder.open = true;
@@ -273,6 +274,7 @@ def check_panels(browser, checks, report, source_path):
         if counters is not None:
             rows = [row["key"] for row in counters["rows"]]
             checks.check(panel.get("counter_rows") == rows, "'%s': the counters table has the JSON's rows (%s)" % (name, rows))
+            checks.check(panel.get("counters_in_look") is True, "'%s': the counters are in the one look block" % name)
             if counters["unavailable"]:
                 checks.check(counters["unavailable"] in (panel.get("counters_missing") or ""),
                              "'%s': why counters are missing is shown: %s" % (name, counters["unavailable"]))

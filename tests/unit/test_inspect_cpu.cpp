@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -206,6 +207,75 @@ double second(const double* a, long n) { double s = 0; for (long i = 0; i < n; +
   const CpuFunction& first = function(folded, "first");
   CHECK((second == &first || second->code_hash == first.code_hash ||
          std::find(reached.begin(), reached.end(), first.symbol) != reached.end()));
+}
+
+TEST_CASE("the shape hash: a copy with other registers, independent instructions reordered or a nop is the same shape") {
+  const std::string text = R"(
+SYMBOL TABLE:
+0000000000000000 g     F .text	0000000000000010 original
+0000000000000010 g     F .text	0000000000000010 retouched
+0000000000000020 g     F .text	0000000000000010 changed
+
+Disassembly of section .text:
+
+0000000000000000 <original>:
+   0:	mov    %rdi,%rax
+   3:	add    $0x8,%rsi
+   7:	vaddsd %xmm1,%xmm0,%xmm0
+   b:	jne    3 <original+0x3>
+   d:	ret
+
+0000000000000010 <retouched>:
+  10:	mov    %rdi,%rcx
+  13:	nop
+  14:	vaddsd %xmm3,%xmm2,%xmm2
+  18:	mov    %rdx,%rdx
+  1b:	add    $0x8,%rdx
+  1f:	jne    14 <retouched+0x4>
+  21:	ret
+
+0000000000000030 <changed>:
+  30:	mov    %rdi,%rax
+  33:	add    $0x8,%rsi
+  37:	vmulsd %xmm1,%xmm0,%xmm0
+  3b:	jne    33 <changed+0x3>
+  3d:	ret
+)";
+  const CpuFacts facts = parse_objdump(text, "planted.o");
+  const CpuFunction& original = function(facts, "original");
+  const CpuFunction& retouched = function(facts, "retouched");
+  CHECK(original.code_hash != retouched.code_hash);
+  CHECK(original.shape_hash == retouched.shape_hash);
+  CHECK(function(facts, "changed").shape_hash != original.shape_hash);  // a different instruction is different code
+}
+
+TEST_CASE("data: what a table, a pointer and a string hold is reached; taken addresses and branches through pointers") {
+  TempDir dir("test-inspect-cpu-data");
+  const CpuFacts facts = facts_of(dir, "data", R"(
+void target(double* a) { a[0] += 1; }
+void other(double* a) { a[0] *= 2; }
+static void (*const volatile table[])(double*) = {other, target};
+void (*volatile pointer)(double*) = nullptr;
+const char* volatile name = "_Z6targetPd";
+void through_table(double* a) { table[1](a); }
+void stores(double* a) { pointer = &target; a[0] = 0; }
+void through_pointer(double* a) { pointer(a); }
+const char* by_name() { return name; }
+)", {"-O2"});
+  const auto reaches = [&](const std::string& from, const std::string& to) {
+    const auto reached = facts.reachable_symbols(function(facts, from).symbol);
+    return std::find(reached.begin(), reached.end(), function(facts, to).symbol) != reached.end();
+  };
+  CHECK(reaches("through_table", "target"));
+  CHECK(reaches("through_table", "other"));  // the table is one place, whichever entry is used
+  CHECK(reaches("by_name", "target"));       // through the pointer variable, to the string that names it
+  CHECK_FALSE(reaches("through_pointer", "target"));  // stored at run time: no data holds it
+  CHECK(function(facts, "through_pointer").indirect_branches.size() == 1);
+  CHECK(function(facts, "through_table").indirect_branches.size() == 1);
+  CHECK(function(facts, "stores").indirect_branches.empty());
+  std::set<std::string> taken;
+  for (const auto& address : facts.taken) taken.insert(plain_name(address.function));
+  CHECK(taken == std::set<std::string>{"other", "target"});
 }
 
 TEST_CASE("objdump's words: prefixes, padding, loads and stores, accumulators") {

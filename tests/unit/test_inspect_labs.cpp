@@ -2,7 +2,8 @@
 // with each lab's own flags. Every timed item's variant must be found in both trees (the report and the step rules
 // read nothing otherwise), a CUDA variant must launch a kernel, and where the lab's lesson is a fact the reference
 // must show it and the skeleton must not. The table of key facts is printed: `test_inspect_labs -s` shows it.
-// CUDA labs are read where nvcc is (their part is skipped, and said so, elsewhere).
+// CUDA labs are read where nvcc is (their part is skipped, and said so, elsewhere). No step of a reference breaks a
+// step rule.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -17,6 +18,8 @@
 #include "inspect/code_facts.h"
 #include "inspect/fact_list.h"
 #include "spec/lab_spec.h"
+#include "steps/step_code.h"
+#include "steps/step_rules.h"
 #include "temp_dir.h"
 
 namespace fs = std::filesystem;
@@ -114,6 +117,10 @@ TEST_CASE("every lab's reference and skeleton: each timed variant's facts") {
       }
     }
     std::cout << "\n" << spec.name() << " (read in " << reference.seconds << " s and " << skeleton.seconds << " s)\n";
+    // The reference is honest: no step of it breaks a step rule, whatever the routes the rules follow (data, second
+    // names, branches through pointers; steps/step_rules.h).
+    for (const auto& finding : check_step_rules(spec.steps, submission_code(reference)))
+      FAIL_CHECK("the reference's " << finding.variant << " step is caught: " << finding.what);
     // A hint chosen from facts never tells the reference to fix what it does; and the skeleton, which teaches
     // nothing yet, meets at least one of the lab's.
     int skeleton_hints = 0;

@@ -169,3 +169,39 @@ TEST_CASE("the class dashboard counts the students' vector widths per timed item
   CHECK(html.find("scalar: 2", table) != std::string::npos);
   CHECK(html.find("ymm (256-bit): 1", table) != std::string::npos);
 }
+
+// The counters of a profiled call (issue 33): rows like the code facts, and a line naming the ncu version and the
+// launch seen, in every format; the dashboard tells coalesced classmates from the rest.
+TEST_CASE("counters in every format: the rows, and the line with the ncu version and the launch seen") {
+  Report report = report_with_look();
+  CodeLook& look = *report.tests[0].look;
+  look.facts.push_back({"sectors_per_load", "sectors per global load request (ncu)", "32.00", "", 32.0, std::nullopt});
+  look.counters = "counters: Nsight Compute 2025.3.1.0, one extra call outside the timed rounds; k: 1 blocks of 256 threads";
+  const std::string text = render_text(report, false);
+  CHECK(text.find("sectors per global load request (ncu)") != std::string::npos);
+  CHECK(text.find("counters: Nsight Compute 2025.3.1.0") != std::string::npos);
+  const auto json = to_json(report);
+  CHECK(json["tests"][0]["look"]["counters"] == look.counters);
+  const std::string output = to_gradescope(report)["tests"][0]["output"];
+  CHECK(output.find("sectors per global load request (ncu): 32.00 / -") != std::string::npos);
+  CHECK(output.find("counters: Nsight Compute 2025.3.1.0") != std::string::npos);
+  const std::string html = render_html_report(json, nullptr);
+  CHECK(html.find("data-fact=\"sectors_per_load\"") != std::string::npos);
+  CHECK(html.find("class=\"meta ncu-counters\">counters: Nsight Compute 2025.3.1.0") != std::string::npos);
+
+  LabSpec spec;
+  spec.id = "lab9";
+  spec.slug = "demo";
+  spec.title = "demo";
+  std::vector<nlohmann::json> reports;
+  for (const auto& [student, sectors] : std::vector<std::pair<std::string, double>>{{"alice", 32}, {"bob", 8}, {"carol", 16}}) {
+    Report one = report;
+    one.tests[0].look->facts.back().yours_value = sectors;
+    nlohmann::json entry = to_json(one);
+    entry["batch"] = {{"student", student}, {"file", student}};
+    reports.push_back(entry);
+  }
+  const std::string dashboard = class_dashboard_html(spec, reports, nullptr);
+  CHECK(dashboard.find("coalesced (16 or fewer): 2") != std::string::npos);
+  CHECK(dashboard.find("not coalesced (over 16): 1") != std::string::npos);
+}

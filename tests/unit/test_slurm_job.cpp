@@ -87,6 +87,9 @@ TEST_CASE("one job (not an array): its log, its GPU request, its body as written
   CHECK(script.find("--array") == std::string::npos);
   CHECK(script.find("#SBATCH --output=/home/ana/jobs/j1/job.log\n") != std::string::npos);
   CHECK(script.find("#SBATCH --gpus-per-task=1\n") != std::string::npos);
+  CHECK(script.find("requeue") == std::string::npos);  // SLURM's own default unless asked
+  options.no_requeue = true;  // a student's grading: a failed node ends it, named, rather than queueing it anew
+  CHECK(job_script({options, "", std::nullopt, {}, {"true"}}).find("#SBATCH --no-requeue\n") != std::string::npos);
   CHECK(script.find("\n\necho start\n/opt/grader grade lab5 --submission-label 'my lab\n5'\n") != std::string::npos);
 }
 

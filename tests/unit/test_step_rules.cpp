@@ -3,6 +3,7 @@
 // (steps/substitution.h).
 #include <doctest/doctest.h>
 
+#include "measure/step_band.h"
 #include "steps/step_rules.h"
 #include "steps/step_verdicts.h"
 #include "steps/substitution.h"
@@ -205,4 +206,20 @@ TEST_CASE("the substitution renames every step's own definition and makes its sy
   CHECK_THROWS_AS(substituted_sources(steps, files, {{"mm_best", "_Z7mm_bestv"}}, "mm.cpp"), std::invalid_argument);
   CHECK_THROWS_AS(substituted_sources(steps, files, {{"mm_best", "a\\n.globl x"}, {"mm_ijk", "b"}, {"mm_ikj", "c"}}, "mm.cpp"),
                   std::invalid_argument);
+}
+
+TEST_CASE("a band reads the ratios of calls timed in one round: a round slowed on both sides keeps its ratio") {
+  Measurement measured;
+  measured.baseline.seconds = {4, 8, 4.4, 8.8, 4};  // other work doubles some rounds, on both sides
+  measured.candidate.seconds = {1, 2, 1.1, 2.2, 1};
+  measured.speedup_low = 4.0 / 2.0;  // crossed quartiles: the judge's fast rounds against the candidate's slow ones
+  CHECK(least_favourable_speedup(measured) == doctest::Approx(4.0));
+  SUBCASE("one round slower on the candidate's side only: the lower quartile moves little") {
+    measured.candidate.seconds[1] = 4;
+    CHECK(least_favourable_speedup(measured) == doctest::Approx(4.0));
+  }
+  SUBCASE("counts that differ: the crossed quartiles") {
+    measured.candidate.seconds.pop_back();
+    CHECK(least_favourable_speedup(measured) == doctest::Approx(2.0));
+  }
 }

@@ -70,6 +70,9 @@ while True:
             send(reply, Y)
         else:
             send(reply)
+    elif mode == "reports_checks" and op == "time":
+        # busy_threads says whether the after-call checks were asked for ("checks" absent or true).
+        send({"type": "times", "seconds": [0.001] * command["reps"], "busy_threads": 0 if command.get("checks") is False else 1})
     elif mode == "wrong_count":
         send({"type": "times", "seconds": [0.001] * (command["reps"] + 1)})
     elif mode == "garbage":
@@ -255,6 +258,19 @@ TEST_CASE("a worker that follows the protocol") {
   CHECK(s.worker.alive());
   s.worker.quit();
   CHECK_FALSE(s.worker.alive());
+}
+
+TEST_CASE("the after-call checks are asked of a process running the submission's code, never of the judge") {
+  // They guard against the submission (work left running, outputs that move); the judge's cost them a copy and two
+  // fingerprints of its outputs per command, unread (lab 7's 64 MB C, lab 6's 256 MB y).
+  Started candidate("reports_checks", WorkerCode::submission);
+  TimedCalls asked;
+  REQUIRE(candidate.worker.time("v", 0, 2, false, 10, asked));
+  CHECK(asked.busy_threads == 1);
+  Started judge("reports_checks", WorkerCode::lab);
+  TimedCalls spared;
+  REQUIRE(judge.worker.time("v", 0, 2, false, 10, spared));
+  CHECK(spared.busy_threads == 0);
 }
 
 TEST_CASE("the wrong number of timings is suspect") {

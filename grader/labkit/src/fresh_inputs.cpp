@@ -77,16 +77,22 @@ void FreshInputs::apply(Problem& problem, std::uint64_t seed, std::uint64_t inde
 }
 
 std::size_t FreshInputs::array_to_rotate() const {
-  std::size_t best = arrays_.size();
-  if (arrays_.size() < 2) return best;
-  for (std::size_t a = 0; a < arrays_.size(); ++a) {
+  if (arrays_.size() < 2) return arrays_.size();
+  // Smallest first (the first listed among equals), so the scan for non-finite values stops at the first array
+  // that has none: scanned in the order listed, lab 6's 1 GiB A was read whole at every item's first fresh call,
+  // in both workers, before x (64 KiB) was found to be the one.
+  std::vector<std::size_t> by_size(arrays_.size());
+  for (std::size_t a = 0; a < arrays_.size(); ++a) by_size[a] = a;
+  std::stable_sort(by_size.begin(), by_size.end(),
+                   [this](std::size_t l, std::size_t r) { return arrays_[l].bytes() < arrays_[r].bytes(); });
+  for (const std::size_t a : by_size) {
     const ArrayRef& array = arrays_[a];
-    if (array.elements() < 2 || (best < arrays_.size() && array.bytes() >= arrays_[best].bytes())) continue;
+    if (array.elements() < 2) continue;
     bool finite = true;
     for (std::int64_t i = 0; i < array.elements() && finite; ++i) finite = finite_element(array, i);
-    if (finite) best = a;
+    if (finite) return a;
   }
-  return best;
+  return arrays_.size();
 }
 
 std::int64_t FreshInputs::rotation(const ArrayRef& array, Rng& rng) {

@@ -131,7 +131,8 @@ std::string common_failures(const std::vector<json>& reports) {
 }
 
 // Per timed item, how the class's code compiled (report.h, CodeLook): how many students' hot loops were scalar or
-// on xmm, ymm, zmm registers; in a CUDA lab, the widest global load their kernels issue. Read from each report's
+// on xmm, ymm, zmm registers; in a CUDA lab, the widest global load their kernels issue and, where counters were read
+// (batch --counters), whether their loads were coalesced. Read from each report's
 // `look`, so a dashboard regenerated from older reports simply has no such rows.
 std::string class_facts(const std::vector<json>& reports) {
   std::string rows;
@@ -143,9 +144,16 @@ std::string class_facts(const std::vector<json>& reports) {
       const std::string item = t.value("name", "");
       for (const auto& fact : look.value("facts", json::array())) {
         const std::string key = fact.value("key", "");
-        if (key != "vector_bits" && key != "global_load_bits") continue;
+        if (key != "vector_bits" && key != "global_load_bits" && key != "sectors_per_load") continue;
         if (std::find(items.begin(), items.end(), item) == items.end()) items.push_back(item);
-        const std::string yours = fact.value("yours", "");
+        std::string yours = fact.value("yours", "");
+        // A counter (batch --counters) is a number per student: the class is told apart by what it means. No
+        // coalesced warp load takes more than 16 sectors (16-byte loads); every lane on its own sector is 32.
+        if (key == "sectors_per_load" && !yours.empty()) {
+          const auto value = fact.find("yours_value");
+          if (value != fact.end() && value->is_number())
+            yours = value->get<double>() <= 16 ? "coalesced (16 or fewer)" : "not coalesced (over 16)";
+        }
         ++counts[{item, fact.value("label", key)}][yours.empty() ? "not read" : yours];
       }
     }

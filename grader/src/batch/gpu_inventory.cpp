@@ -83,7 +83,18 @@ std::vector<Gpu> visible_gpus(const std::vector<Gpu>& all, const std::string& cu
   return chosen;
 }
 
-std::optional<std::vector<Gpu>> query_gpus() {
+std::optional<Gpu> grading_gpu(const std::vector<Gpu>& listed, const std::string& cuda_visible_devices) {
+  if (listed.size() == 1) return listed.front();  // the job's cgroup shows it its one GPU, whatever number CUDA uses
+  try {
+    const std::vector<Gpu> visible = visible_gpus(listed, cuda_visible_devices);
+    if (!visible.empty()) return visible.front();
+  } catch (const GpuRequestError&) {
+    // An entry nvidia-smi does not list: which GPU CUDA calls device 0 is not known here.
+  }
+  return std::nullopt;
+}
+
+std::optional<std::vector<Gpu>> list_gpus() {
   const auto smi = smi_program();
   if (!smi) return std::nullopt;
   std::vector<std::string> argv = {*smi};
@@ -98,9 +109,15 @@ std::optional<std::vector<Gpu>> query_gpus() {
   } catch (const std::exception& error) {
     throw GpuRequestError(error.what());
   }
+  return gpus;
+}
+
+std::optional<std::vector<Gpu>> query_gpus() {
+  const auto gpus = list_gpus();
+  if (!gpus) return std::nullopt;
   // A SLURM task (or a TA) that gave the grader some GPUs: only those.
   const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
-  return visible_gpus(gpus, visible ? visible : "");
+  return visible_gpus(*gpus, visible ? visible : "");
 }
 
 std::vector<Gpu> choose_gpus(const std::string& request, const std::optional<std::vector<Gpu>>& available) {

@@ -47,6 +47,17 @@ std::vector<Gpu> parse_gpu_inventory(const std::string& csv);
 // the fastest first, then PCI bus order); name GPUs by UUID on a mixed node.
 std::vector<Gpu> visible_gpus(const std::vector<Gpu>& all, const std::string& cuda_visible_devices);
 
+// The GPU a grading's workers run on, CUDA's device 0 (a single grading: `grader lab5`, and the job of
+// `grader lab5 --slurm`): the only GPU nvidia-smi lists (a SLURM job whose cgroup shows it its own GPU), else the
+// first that `cuda_visible_devices` names, else the node's first. Nothing when none is listed, or when
+// CUDA_VISIBLE_DEVICES names a GPU nvidia-smi does not list (then which one CUDA uses is not known here). Its UUID
+// keys the GPU's calibration: an index is relative to CUDA_VISIBLE_DEVICES, a UUID names one GPU anywhere.
+std::optional<Gpu> grading_gpu(const std::vector<Gpu>& listed, const std::string& cuda_visible_devices);
+
+// Every GPU nvidia-smi (or the test hook) lists on this node, whatever CUDA_VISIBLE_DEVICES says. Nothing when there
+// is no nvidia-smi. Throws GpuRequestError when nvidia-smi fails.
+std::optional<std::vector<Gpu>> list_gpus();
+
 // This node's GPUs, from nvidia-smi (or the test hook), limited to the grader's own CUDA_VISIBLE_DEVICES when
 // set. Nothing when there is no nvidia-smi (no driver: no GPUs). Throws GpuRequestError when nvidia-smi fails.
 std::optional<std::vector<Gpu>> query_gpus();

@@ -26,7 +26,9 @@ namespace grader {
 struct StudentGrading {
   std::uint64_t batch_seed = 0;
   bool quick = false;
-  bool counters = true;  // GradeOptions::counters
+  // --counters: each timed item's counters from one more call (GradeOptions::counters): CPU counters in a CPU lab,
+  // Nsight Compute in a CUDA lab. Off by default in a batch: it costs time per student (docs/ta-guide.md).
+  bool counters = false;
   UnpackLimits limits;
   std::filesystem::path scratch;  // where each archive gets its own work folder (then removed)
   // The class's timing gate (GradeOptions::timing_gate): one student times at a time, with nothing else of the

@@ -9,6 +9,8 @@
 #include <cerrno>
 #include <fstream>
 #include <future>
+#include <map>
+#include <mutex>
 #include <set>
 #include <sstream>
 
@@ -197,10 +199,40 @@ bool run_student_step(const std::vector<std::string>& argv, const fs::path& work
   return ok;
 }
 
-// What the cached objects depend on: the compilers, the flags and every source and header that goes in.
-std::string cache_key(const Environment& env, const LabSpec& spec, const std::string& gpu_arch) {
+}  // namespace
+
+bool tunes_for_this_cpu(const std::vector<std::string>& flags) {
+  for (const auto& flag : flags)
+    for (const char* native : {"-march=native", "-mtune=native", "-mcpu=native"})
+      if (flag.find(native) != std::string::npos) return true;  // also inside -Xcompiler for nvcc's host compiler
+  return false;
+}
+
+std::string native_cpu_target(const std::string& cxx) {
+  // Asked once per compiler file and process: a batch builds the lab once per student. The compiler's real file is
+  // the key, so a CXX that is a link to another compiler is asked again.
+  static std::mutex guard;
+  static std::map<std::string, std::string> known;
+  std::error_code ec;
+  const fs::path real = fs::canonical(find_on_path(cxx).value_or(fs::path(cxx)), ec);
+  const std::string key = ec ? cxx : real.string();
+  const std::lock_guard<std::mutex> lock(guard);
+  if (const auto found = known.find(key); found != known.end()) return found->second;
+  // GCC's resolved target: the CPU name and every extension on or off. Clang has no -Q --help=target; its
+  // predefined macros (__AVX512F__, ...) name the extensions the objects may use.
+  ToolResult target = run_tool({cxx, "-march=native", "-Q", "--help=target"}, ".", 30);
+  if (!target.ok()) target = run_tool({cxx, "-march=native", "-dM", "-E", "-x", "c++", "/dev/null"}, ".", 30);
+  return known[key] = target.ok() ? target.output : "";
+}
+
+// What the cached objects depend on: the compilers, the flags, every source and header that goes in, and, where
+// the flags say -march=native, what that means here: a cache shared by machines of different CPU kinds (a login
+// node and the GPU nodes `--slurm` sends gradings to) must not hand one machine objects built for another's.
+std::string lab_cache_key(const Environment& env, const LabSpec& spec, const std::string& gpu_arch) {
   std::string blob = env.cxx + "\n" + env.nvcc.value_or("") + "\n" + gpu_arch + "\n" + spec.build.language + "\n";
   blob += run_tool({env.cxx, "--version"}, ".", 30).output;
+  if (tunes_for_this_cpu(spec.build.flags) || tunes_for_this_cpu(spec.build.link_flags))
+    blob += "native CPU target:\n" + native_cpu_target(env.cxx);
   for (const auto& flag : aligned_code_flags) blob += flag + "\n";
   for (const auto& flag : line_table_flags) blob += flag + "\n";
   for (const auto& flag : spec.build.flags) blob += flag + "\n";
@@ -215,6 +247,8 @@ std::string cache_key(const Environment& env, const LabSpec& spec, const std::st
   for (const auto& item : fs::directory_iterator(env.labkit_sources())) add_file(item.path());
   return hash_text(blob).substr(0, 16);
 }
+
+namespace {
 
 std::vector<fs::path> labkit_runtime_sources(const Environment& env, const LabSpec& spec) {
   std::vector<fs::path> sources;
@@ -253,7 +287,7 @@ LabBuild build_lab(const Environment& env, const LabSpec& spec) {
   if (run_tool({env.cxx, "--version"}, ".", 30).exit_code != 0)
     throw MissingToolchain("no working C++ compiler: '" + env.cxx + "' did not run (set CXX to one)");
 
-  lab.dir = env.cache / "labs" / (spec.name() + "-" + cache_key(env, spec, lab.gpu_arch));
+  lab.dir = env.cache / "labs" / (spec.name() + "-" + lab_cache_key(env, spec, lab.gpu_arch));
   lab.judge = lab.dir / "judge";
   auto object_for = [&](const fs::path& dir, const fs::path& source) {
     return dir / (source.stem().string() + (is_cuda_source(source) ? ".cu.o" : ".o"));

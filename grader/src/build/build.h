@@ -41,6 +41,19 @@ class MissingToolchain : public std::runtime_error {
 
 LabBuild build_lab(const Environment& env, const LabSpec& spec);
 
+// The name of the lab's cache entry (<cache>/labs/<lab>-<key>): a hash of what the lab's objects depend on.
+std::string lab_cache_key(const Environment& env, const LabSpec& spec, const std::string& gpu_arch);
+
+// Whether `flags` let the compiler choose the instruction set from the CPU it runs on (-march=native, -mtune=native,
+// -mcpu=native, also inside nvcc's -Xcompiler): objects built so are only good on CPUs of the same kind, and the
+// cache key then holds native_cpu_target.
+bool tunes_for_this_cpu(const std::vector<std::string>& flags);
+
+// What -march=native resolves to for `cxx` on this machine: GCC's `-march=native -Q --help=target` (the CPU name,
+// every extension on or off), else the predefined macros (Clang). Asked once per compiler file and process; empty
+// when the compiler says neither.
+std::string native_cpu_target(const std::string& cxx);
+
 struct CandidateBuild {
   Verdict verdict = Verdict::passed;  // passed or build_error
   std::string log;                    // the compiler's own words

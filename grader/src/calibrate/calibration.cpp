@@ -178,7 +178,7 @@ std::optional<double> probe_cpu_scaling(const Environment& env) {
   }
 }
 
-Calibration run_calibration(const Environment& env) {
+Calibration run_calibration(const Environment& env, bool measure_gpu) {
   const fs::path dir = env.cache / "calibration";
   fs::create_directories(dir);
   const fs::path sources = env.root / "grader" / "calibrate";
@@ -188,7 +188,7 @@ Calibration run_calibration(const Environment& env) {
   c.cpu = cpu_from_json(data);
 
   const std::string arch = detect_gpu_arch();
-  if (env.nvcc && !arch.empty()) {
+  if (measure_gpu && env.nvcc && !arch.empty()) {
     json gpu = build_and_run({*env.nvcc, "-std=c++20", "-O3", "-arch=" + arch, "-lcublas"}, sources / "gpu_calibrate.cu",
                              dir / ("gpu_calibrate-" + machine_id()), dir, "GPU");
     c.gpu = gpu_from_json(gpu);

@@ -60,9 +60,11 @@ MachineInfo describe_machine();  // hostname, CPU model, threads; no calibration
 std::filesystem::path calibration_path(const Environment& env);
 std::optional<Calibration> load_calibration(const Environment& env);
 
-// Builds and runs grader/calibrate/cpu_calibrate.cpp (a few seconds) and, where nvcc and a GPU are present,
-// grader/calibrate/gpu_calibrate.cu; stores the result. Throws std::runtime_error if it cannot build or run.
-Calibration run_calibration(const Environment& env);
+// Builds and runs grader/calibrate/cpu_calibrate.cpp (a few seconds) and, where nvcc and a GPU are present and
+// `measure_gpu`, grader/calibrate/gpu_calibrate.cu on CUDA's device 0; stores the result. A grading that knows its
+// GPU leaves that out and measures the GPU by UUID (run_gpu_calibrations). Throws std::runtime_error if it cannot
+// build or run.
+Calibration run_calibration(const Environment& env, bool measure_gpu = true);
 
 // Each GPU of a node on its own (`grader batch --gpus`, `grader calibrate --gpus`): GPUs of one model still differ a
 // little, so each is calibrated and kept by its UUID, <cache>/calibration/<uuid>.json.

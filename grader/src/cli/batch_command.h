@@ -29,7 +29,7 @@ struct BatchCommand {
   int jobs = usable_cpus();
   std::string gpus;  // --gpus N|all (batch/gpu_slots.h); empty: one timing slot for the machine
   bool quick = false;
-  bool counters = true;  // --counters / --no-counters (GradeOptions::counters)
+  bool counters = false;  // --counters / --no-counters (GradeOptions::counters); off by default in a batch
   std::optional<std::uint64_t> seed;  // from seed_text, read whole (cli/values.h)
   std::optional<std::string> seed_text;
   bool force = false;

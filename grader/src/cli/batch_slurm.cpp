@@ -90,7 +90,7 @@ void submit_to_slurm(const BatchCommand& command, const Environment& env, const 
                                            "--max-archive-mb", std::to_string(command.max_archive_mb),
                                            "--max-archive-files", std::to_string(command.max_archive_files)};
   if (command.quick) task_command.push_back("--quick");
-  if (!command.counters) task_command.push_back("--no-counters");
+  if (command.counters) task_command.push_back("--counters");  // a task's own default is off, as the batch's
   // Each task grades on every GPU it was given, one student per GPU, as a local --gpus batch does.
   if (spec.gpu && options.gpus_per_task > 0) task_command.insert(task_command.end(), {"--gpus", "all"});
   if (command.force || !command.regrade.empty()) task_command.push_back("--force");

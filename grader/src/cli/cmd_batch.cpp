@@ -329,7 +329,7 @@ void setup_batch(CLI::App& app) {
   batch->add_flag("--quick,-q", command->quick, "correctness only: no timing");
   batch->add_flag("--counters,!--no-counters", command->counters,
                   "count cycles and cache misses (CPU labs) or profile with ncu (CUDA labs) over one more call of each "
-                  "timed item, for the reports (default: on; they never change points)");
+                  "timed item, for the reports (off by default: time per student; they never change points)");
   batch->add_option("--gpus", command->gpus, "GPU labs: one student per GPU at a time, on N GPUs or all of them");
   batch->add_option("--seed", command->seed_text, "the batch seed (default: drawn once, then kept in <out>/.batch.json)");
   batch->add_flag("--force", command->force, "regrade students who are already graded");

@@ -31,6 +31,7 @@ struct GradeCommand {
   std::string format = "text";
   std::optional<std::filesystem::path> output;
   bool quick = false;
+  bool no_counters = false;  // no counted call (counters are on for a student's grading): GradeOptions::counters
   bool hidden = false;
   bool keep = false;
   std::optional<std::string> seed;  // read whole by parse_whole_number: CLI11 wrapped "-1" to 2^64-1
@@ -133,6 +134,7 @@ void run_grade(const GradeCommand& command) {
   if (bundle) options.keep_staged_in = bundle->staged_copy();
   if (command.keep) keep_scratch();
   options.quick = command.quick;
+  options.counters = !command.no_counters;
   options.include_hidden = command.hidden;
   options.keep_workdir = command.keep;
   options.sanitize = sanitizer_for(spec, command.sanitize);
@@ -144,7 +146,8 @@ void run_grade(const GradeCommand& command) {
     if (command.bundle || command.keep || command.dump_case)
       throw CommandFailure(ExitCode::usage, "--bundle, --keep-workdir and --dump-case work here, not on a node: drop --slurm");
     const std::optional<ExitCode> code = grade_on_slurm(env, spec, {options.submission, command.format, command.output, command.quick,
-                                                                    command.hidden, command.seed, options.sanitize, command.only});
+                                                                    command.hidden, command.seed, options.sanitize, command.only,
+                                                                    command.no_counters});
     if (code) return void(command_result() = *code);
   }
   if (command.dump_case) return run_dump_case(env, spec, command, options.seed);
@@ -209,6 +212,9 @@ void setup_grade(CLI::App& app) {
       ->check(CLI::IsMember({"text", "json", "gradescope", "prairielearn", "html"}));
   grade->add_option("--output,-o", command->output, "write the report to this file instead of stdout");
   grade->add_flag("--quick,-q", command->quick, "correctness only: no timing");
+  grade->add_flag("--no-counters", command->no_counters,
+                  "skip the one extra call per timed item that the grader counts (CPU labs) or ncu profiles (CUDA labs): "
+                  "faster, no counters");
   grade->add_option("--seed", command->seed, "replay a run: the seed its report printed");
   grade->add_flag("--hidden", command->hidden, "also run hidden cases and items (staff)");
   grade->add_option("--bundle", command->bundle, "also write a replay bundle into this folder (`grader replay` grades it again)");

@@ -70,6 +70,8 @@ void run_replay(const ReplayCommand& command) {
   options.quick = settings.value("quick", false);
   options.include_hidden = settings.value("hidden", false);
   options.sanitize = settings.value("sanitize", "");
+  // A replay compares points and figures, which counters never change: no profiled calls.
+  options.counters = false;
   if (stderr_is_terminal()) options.progress = [](const std::string& line) { std::cerr << "\r\033[K" << line << std::flush; };
 
   std::cout << "replaying " << spec.name() << " with seed " << options.seed << (options.quick ? " (--quick)" : "")

@@ -175,7 +175,7 @@ LabVerdict selftest_lab(const Environment& env, const LabSpec& spec, bool verbos
 
   GradeOptions options;
   options.include_hidden = true;
-  // Counters never change a point, and points are what a selftest proves: their calls are left out.
+  // Selftest proves points, which counters never change: no profiled calls (GPU time on every timed item).
   options.counters = false;
   if (verbose) options.progress = [](const std::string& line) { std::cerr << "  " << line << "\n"; };
 

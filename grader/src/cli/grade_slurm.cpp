@@ -113,6 +113,7 @@ std::vector<std::string> node_command(const Environment& env, const LabSpec& spe
                                     "--submission-label", request.submission.string(),
                                     "--format", request.format, "--output", (job / "report.partial").string()};
   if (request.quick) words.push_back("--quick");
+  if (request.no_counters) words.push_back("--no-counters");
   if (request.hidden) words.push_back("--hidden");
   if (request.seed) words.insert(words.end(), {"--seed", *request.seed});
   if (!request.sanitize.empty()) words.push_back("--sanitize=" + request.sanitize);
@@ -128,6 +129,9 @@ JobScript job_for(const Environment& env, const LabSpec& spec, const CourseSlurm
   SlurmOptions options;
   apply_course_settings(options, course, spec.gpu);
   options.time = course.time;
+  // A node that fails under the job: the student is told and grades again, rather than waiting in the queue anew
+  // with no word of why (a batch job is otherwise requeued; srun's never is).
+  options.no_requeue = course.shared_filesystem;
   // Unique where the job must be found by its name (srun prints no id).
   options.job_name = course.shared_filesystem ? "grader-" + spec.id : "grader-" + job_folder.filename().string();
   JobScript job{options, "", std::nullopt, {}, {}};
@@ -374,8 +378,10 @@ std::optional<ExitCode> grade_on_slurm(const Environment& env, const LabSpec& sp
     // In slices: the end is seen a tenth of a second after it comes, while SLURM is asked only every `wait`.
     for (double slept = 0; slept < wait && !finished() && !interrupted_by; slept += 0.1) sleep_a_little(0.1);
   }
-  // The job's last line is written just before it ends; a file system shared over the network may show it late.
-  for (int i = 0; i < 20 && srun < 0 && !fs::exists(job_folder / "exit-code"); ++i) sleep_a_little(0.25);
+  // The job's last line is written just before it ends; a file system shared over the network may show it late
+  // (5 s at most). A job the cluster ended (its time limit, its node) was killed, and wrote it, if at all, just before.
+  const int looks = ended_by_cluster(status, course->time).empty() ? 20 : 4;
+  for (int i = 0; i < looks && srun < 0 && !fs::exists(job_folder / "exit-code"); ++i) sleep_a_little(0.25);
   if (id.empty() && !(id = job_named(job.options.job_name)).empty()) progress.emplace(id);  // srun's, ended unseen
   if (!id.empty()) {
     const JobStatus last = job_status(id);

@@ -22,6 +22,7 @@ struct SlurmGradeRequest {
   std::optional<std::string> seed;
   std::string sanitize;  // resolved: "memcheck", "address,undefined", ... or empty
   std::optional<std::string> only;
+  bool no_counters = false;  // the node's grading skips the profiled calls
 };
 
 // Stages the declared student files, submits one job, shows its progress on stderr, cancels it on Ctrl-C and

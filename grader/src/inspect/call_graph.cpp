@@ -86,21 +86,30 @@ const CpuFunction* CpuFacts::find_by_name(std::string_view name) const {
   return nullptr;
 }
 
+const CpuData* CpuFacts::find_data(std::string_view key) const {
+  for (const auto& place : data)
+    if (place.key == key) return &place;
+  return nullptr;
+}
+
 std::vector<std::string> CpuFacts::reachable_symbols(std::string_view symbol) const {
   std::vector<std::string> order{std::string(symbol)};
   std::set<std::string> seen{std::string(symbol)};
   std::deque<std::string> queue{std::string(symbol)};
+  auto visit = [&](const std::string& target) {
+    if (!seen.insert(target).second) return;
+    queue.push_back(target);
+    if (find_data(target) == nullptr) order.push_back(target);
+  };
   while (!queue.empty()) {
     const std::string next = queue.front();
     queue.pop_front();
-    const CpuFunction* function = find(next);
-    if (function == nullptr) continue;
-    for (const auto* list : {&function->calls, &function->references})
-      for (const auto& target : *list)
-        if (seen.insert(target).second) {
-          order.push_back(target);
-          queue.push_back(target);
-        }
+    if (const CpuFunction* function = find(next)) {
+      for (const auto* list : {&function->calls, &function->references, &function->data})
+        for (const auto& target : *list) visit(target);
+    } else if (const CpuData* place = find_data(next)) {
+      for (const auto& target : place->points_to) visit(target);
+    }
   }
   return order;
 }

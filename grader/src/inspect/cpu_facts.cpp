@@ -12,6 +12,7 @@
 
 #include "core/tool.h"
 #include "data/sha256.h"
+#include "inspect/cpu_data.h"
 #include "inspect/facts.h"
 #include "inspect/x86_instruction.h"
 
@@ -41,6 +42,7 @@ struct SymbolLine {
   std::uint64_t address = 0;
   bool global = false;
   bool function = false;
+  bool section_symbol = false;
   std::string section;
   std::uint64_t size = 0;
   std::string name;
@@ -55,7 +57,8 @@ std::optional<SymbolLine> read_symbol_line(std::string_view line) {
   symbol.address = hex(line.substr(0, space));
   const std::string_view flags = line.substr(space + 1, 7);
   symbol.global = flags[0] == 'g' || flags[0] == 'u' || flags[1] == 'w';
-  symbol.function = flags[6] == 'F';
+  symbol.function = flags[6] == 'F' || flags[4] == 'i';  // an ifunc's name is a function's, at its resolver
+  symbol.section_symbol = flags[5] == 'd';
   const std::string_view rest = line.substr(space + 9);
   const auto tab = rest.find('\t');
   if (tab == std::string_view::npos) return std::nullopt;
@@ -153,10 +156,50 @@ void add_once(std::vector<std::string>& list, const std::string& value) {
   if (std::find(list.begin(), list.end(), value) == list.end()) list.push_back(value);
 }
 
-// Whole-object context: which function lies where, to resolve section-relative and assembler-resolved targets.
+struct ShapedInstruction {
+  std::uint64_t address = 0;
+  std::string text;              // registers by kind, no address
+  std::uint64_t target = 0;      // an internal branch's target; 0 for none
+  bool ends_block = false;       // a branch, call or return
+};
+
+// Straight runs of instructions, cut after every branch, call and return and before every internal branch target,
+// each run's instructions sorted: a copy whose independent instructions are in another order has the same shape.
+std::string shape_hash(const std::vector<ShapedInstruction>& instructions) {
+  std::set<std::uint64_t> starts;
+  for (std::size_t i = 0; i < instructions.size(); ++i) {
+    if (instructions[i].target != 0) starts.insert(instructions[i].target);
+    if (instructions[i].ends_block && i + 1 < instructions.size()) starts.insert(instructions[i + 1].address);
+  }
+  std::map<std::uint64_t, std::size_t> block_of;
+  for (std::uint64_t start : starts) block_of.emplace(start, block_of.size() + 1);
+  std::string shape;
+  std::vector<std::string> block;
+  auto flush = [&] {
+    std::sort(block.begin(), block.end());
+    for (const auto& line : block) shape += line + "\n";
+    shape += "--\n";
+    block.clear();
+  };
+  for (const auto& x : instructions) {
+    if (starts.count(x.address) && !block.empty()) flush();
+    std::string line = x.text;
+    if (x.target != 0) {
+      const auto found = block_of.find(x.target);
+      line += " B" + std::to_string(found == block_of.end() ? 0 : found->second);
+    }
+    block.push_back(line);
+  }
+  flush();
+  return sha256_hex(std::as_bytes(std::span(shape.data(), shape.size()))).substr(0, 16);
+}
+
+// Whole-object context: which function lies where, to resolve section-relative and assembler-resolved targets,
+// and the object's data (inspect/cpu_data.h), to tell a reference to data from one to code.
 class ObjectReader {
  public:
-  ObjectReader(std::vector<SymbolLine> symbols, std::string object) : symbols_(std::move(symbols)), object_(std::move(object)) {}
+  ObjectReader(std::vector<SymbolLine> symbols, std::string object, const ObjectData& data)
+      : symbols_(std::move(symbols)), object_(std::move(object)), data_(data) {}
 
   // The function that starts at `address` of `section`; empty when none does.
   std::string function_at(const std::string& section, std::uint64_t address) const {
@@ -165,30 +208,33 @@ class ObjectReader {
     return {};
   }
 
-  CpuFunction read(const RawFunction& raw) const;
+  // `data_references`: the data its instructions refer to, for ObjectData to resolve once all are known.
+  CpuFunction read(const RawFunction& raw, std::vector<DataReference>& data_references) const;
 
  private:
-  // The symbol a relocation lands on: itself for a named symbol, the function at section+offset for a section
-  // symbol (a call's PC-relative addend is the target less 4), empty for data or local labels.
-  std::string relocation_target(const Relocation& relocation, bool branch) const {
+  // The function a relocation lands on: itself for a function's symbol, the function whose body holds
+  // section+offset for a code section's symbol (a call's PC-relative addend is the target less 4), empty for data,
+  // which `data_reference` then names.
+  std::string relocation_target(const Relocation& relocation, std::optional<DataReference>& data_reference) const {
     const std::string& symbol = relocation.symbol;
-    if (symbol.rfind(".L", 0) == 0) return {};
-    if (!symbol.empty() && symbol[0] == '.') {
-      const bool pc_relative = relocation.type.find("PC32") != std::string::npos || relocation.type.find("PLT32") != std::string::npos;
-      const std::int64_t offset = relocation.addend + (pc_relative ? 4 : 0);
-      if (offset < 0) return {};
-      std::string found = function_at(symbol, static_cast<std::uint64_t>(offset));
-      (void)branch;
-      return found;
+    const bool pc_relative = relocation.type.find("PC32") != std::string::npos || relocation.type.find("PLT32") != std::string::npos ||
+                             relocation.type.find("GOTPCREL") != std::string::npos;
+    const std::int64_t offset = relocation.addend + (pc_relative ? 4 : 0);
+    if (data_.is_data(symbol)) {
+      data_reference = DataReference{symbol, offset};
+      return {};
     }
+    if (symbol.rfind(".L", 0) == 0) return {};
+    if (!symbol.empty() && symbol[0] == '.') return data_.function_containing(symbol, offset);
     return symbol;
   }
 
   std::vector<SymbolLine> symbols_;
   std::string object_;
+  const ObjectData& data_;
 };
 
-CpuFunction ObjectReader::read(const RawFunction& raw) const {
+CpuFunction ObjectReader::read(const RawFunction& raw, std::vector<DataReference>& data_references) const {
   CpuFunction function;
   function.symbol = raw.symbol;
   function.name = demangle(raw.symbol);
@@ -210,6 +256,7 @@ CpuFunction ObjectReader::read(const RawFunction& raw) const {
 
   std::vector<X86Instruction> decoded;
   std::string normalised;  // for the code hash
+  std::vector<ShapedInstruction> shaped;  // for the shape hash
   struct Branch {
     std::uint64_t from, to;
   };
@@ -226,25 +273,40 @@ CpuFunction ObjectReader::read(const RawFunction& raw) const {
     const PrintedTarget target = printed_target(x.operands);
     const bool branch = x.is_jump || x.is_call;
     std::string hashed = x.mnemonic + " " + normalise_operands(x.operands);
+    ShapedInstruction shape{x.address, x.mnemonic + " " + register_kinds(normalise_operands(x.operands)), 0,
+                            branch || x.mnemonic.rfind("ret", 0) == 0};
     bool resolved_by_relocation = false;
+    bool lands_on_code = false;  // a relocation names the function it goes to (a call through the GOT included)
     for (const auto& relocation : instruction.relocations) {
-      std::string landed = relocation_target(relocation, branch);
+      std::optional<DataReference> data;
+      std::string landed = relocation_target(relocation, data);
+      if (data) data_references.push_back(*data);
       if (!landed.empty()) {
         resolved_by_relocation = true;
+        lands_on_code = true;
         if (branch) {
           if (landed != raw.symbol || x.is_call) add_once(function.calls, landed);
           if (x.is_call && is_omp_region_call(landed)) ++function.openmp_regions;
         } else if (landed != raw.symbol) {
           add_once(function.references, landed);
+        } else {
+          function.takes_own_address = true;
         }
       }
       const std::string named = landed.empty() ? relocation.symbol : landed;
       hashed += " @" + (named == raw.symbol ? std::string("<self>") : named);
+      shape.text += " @" + (named == raw.symbol ? std::string("<self>") : named);
     }
+    // A branch through a pointer: its operand is a register or memory ("*%rax", "*0x8(%rdi)"). A switch's jump
+    // table is jumped through with notrack under -fcf-protection; it lands in the function itself.
+    if (branch && !x.operands.empty() && x.operands[0] == '*' && !lands_on_code &&
+        !(x.is_jump && instruction.text.find("notrack") != std::string::npos))
+      function.indirect_branches.push_back(x.mnemonic + " " + normalise_operands(x.operands));
     if (!resolved_by_relocation && target.present && instruction.relocations.empty()) {
       const bool inside = target.address >= start && target.address < end;
       if (inside && target.address != start) {
         hashed += " L" + std::to_string(target.address - start);
+        shape.target = target.address;
         // A loop closes with a conditional branch back to its start; a backward jmp is the compiler laying out
         // blocks (a remainder, a schedule's setup) more often than a loop.
         const bool conditional = x.is_jump && x.mnemonic != "jmp";
@@ -256,14 +318,19 @@ CpuFunction ObjectReader::read(const RawFunction& raw) const {
             if (landed != raw.symbol || x.is_call) add_once(function.calls, landed);
           } else if (landed != raw.symbol) {
             add_once(function.references, landed);
+          } else {
+            function.takes_own_address = true;
           }
           hashed += " @" + (landed == raw.symbol ? std::string("<self>") : landed);
+          shape.text += " @" + (landed == raw.symbol ? std::string("<self>") : landed);
         }
       }
     }
     normalised += hashed + "\n";
+    if (!does_nothing(x)) shaped.push_back(std::move(shape));
   }
   function.code_hash = sha256_hex(std::as_bytes(std::span(normalised.data(), normalised.size()))).substr(0, 16);
+  function.shape_hash = shape_hash(shaped);
 
   // Innermost loops: a backward branch's range that holds no other loop's range.
   std::sort(backward.begin(), backward.end(), [](const Branch& a, const Branch& b) { return a.to != b.to ? a.to < b.to : a.from < b.from; });
@@ -290,11 +357,12 @@ CpuFunction ObjectReader::read(const RawFunction& raw) const {
 
 }  // namespace
 
-CpuFacts parse_objdump(std::string_view text, const std::string& object) {
+CpuFacts parse_objdump(std::string_view text, const std::string& object, std::string_view data_text) {
   std::vector<SymbolLine> symbols;
   std::vector<RawFunction> raw;
   std::string section;
   std::string source;  // the source line the instructions below come from (objdump -l)
+  std::set<std::string> code_sections;
   bool in_symbols = false;
   std::size_t at = 0;
   while (at < text.size()) {
@@ -316,6 +384,7 @@ CpuFacts parse_objdump(std::string_view text, const std::string& object) {
     }
     if (line.rfind("Disassembly of section ", 0) == 0) {
       section = std::string(line.substr(23, line.size() - 24));  // "...section .text:" -> ".text"
+      code_sections.insert(section);
       continue;
     }
     if (line.empty()) continue;
@@ -346,16 +415,31 @@ CpuFacts parse_objdump(std::string_view text, const std::string& object) {
     raw.back().instructions.push_back({hex(address), std::string(rest), {}, source});
   }
 
+  std::vector<ObjectSymbol> table;
+  for (const auto& symbol : symbols)
+    table.push_back({symbol.name, symbol.section, symbol.address, symbol.size, symbol.global, symbol.function, symbol.section_symbol});
+  ObjectData data(fs::path(object).filename().string(), std::move(table), code_sections, data_text);
   CpuFacts facts;
-  const ObjectReader reader(symbols, object);
+  const ObjectReader reader(symbols, object, data);
+  std::vector<std::vector<DataReference>> references;
   for (const auto& function : raw) {
     // objdump also heads a block for a non-function symbol in code (a label the source named); its instructions
     // belong to the function before it, whose size the symbol table gives. Only functions are kept.
     const bool is_function = std::any_of(symbols.begin(), symbols.end(), [&](const SymbolLine& symbol) {
       return symbol.function && symbol.name == function.symbol && symbol.section == function.section;
     });
-    if (is_function || symbols.empty()) facts.functions.push_back(reader.read(function));
+    if (!is_function && !symbols.empty()) continue;
+    references.emplace_back();
+    facts.functions.push_back(reader.read(function, references.back()));
   }
+  // The data the code refers to cuts the unnamed data into places; then each function's references get their keys.
+  for (const auto& list : references)
+    for (const auto& reference : list) data.refer(reference);
+  facts.data = data.build();
+  for (std::size_t i = 0; i < facts.functions.size(); ++i)
+    for (const auto& reference : references[i])
+      if (std::string key = data.key_of(reference); !key.empty()) add_once(facts.functions[i].data, key);
+  link_cpu_data(facts);
   return facts;
 }
 
@@ -363,15 +447,19 @@ CpuFacts read_cpu_facts(const std::vector<fs::path>& objects) {
   CpuFacts facts;
   for (const auto& object : objects) {
     // -l: the source line of each instruction, where the build left line tables (-g1, build/build.cpp).
-    const ToolResult result =
+    const ToolResult code =
         run_tool({"objdump", "-d", "-l", "-r", "-t", "--no-show-raw-insn", object.string()}, ".", 60, 64u << 20);
-    if (!result.ok())
-      throw InspectError("objdump could not read " + object.filename().string() +
-                         (result.exit_code == -1 && !result.timed_out ? " (is binutils installed?)" : "") + ": " +
-                         result.output.substr(0, 300));
-    CpuFacts one = parse_objdump(result.output, object.string());
+    const ToolResult data = code.ok() ? run_tool({"objdump", "-r", "-s", object.string()}, ".", 60, 64u << 20) : code;
+    for (const ToolResult* result : {&code, &data})
+      if (!result->ok())
+        throw InspectError("objdump could not read " + object.filename().string() +
+                           (result->exit_code == -1 && !result->timed_out ? " (is binutils installed?)" : "") + ": " +
+                           result->output.substr(0, 300));
+    CpuFacts one = parse_objdump(code.output, object.string(), data.output);
     for (auto& function : one.functions) facts.functions.push_back(std::move(function));
+    for (auto& place : one.data) facts.data.push_back(std::move(place));
   }
+  link_cpu_data(facts);  // a string in one object may name a function of another
   return facts;
 }
 

@@ -41,6 +41,18 @@ const std::vector<FactDefinition>& fact_definitions() {
       {"tensor", "tensor-core instructions (mma)", S::gpu_code, F::count},
       {"tf32", "TF32 conversions", S::gpu_code, F::count},
       {"occupancy", "theoretical occupancy (lowest of its kernels)", S::gpu_code, F::percent},
+      // CUDA counters: Nsight Compute on one extra call, outside the timed rounds (inspect/counters.h), over the
+      // kernels that call launched
+      {"profiled_kernels", "kernels the profiled call ran (ncu)", S::gpu_counter, F::count},
+      {"dram_throughput", "DRAM throughput, share of peak (ncu)", S::gpu_counter, F::percent},
+      {"sectors_per_load", "sectors per global load request (ncu)", S::gpu_counter, F::ratio},
+      {"sectors_per_store", "sectors per global store request (ncu)", S::gpu_counter, F::ratio},
+      {"bank_conflicts", "shared-memory bank conflicts (ncu)", S::gpu_counter, F::count},
+      {"launch_occupancy", "theoretical occupancy of the launch seen (ncu)", S::gpu_counter, F::percent},
+      {"achieved_occupancy", "achieved occupancy (ncu)", S::gpu_counter, F::percent},
+      {"thread_efficiency", "threads active per warp instruction, of 32 (ncu)", S::gpu_counter, F::ratio},
+      {"fma_pipe", "FP32 FMA pipe busy (ncu)", S::gpu_counter, F::percent},
+      {"tensor_executed", "tensor-core instructions executed (ncu)", S::gpu_counter, F::count},
   };
   return facts;
 }

@@ -94,30 +94,71 @@ struct CpuFunction {
   // Hash of its instructions with its addresses, jump targets within it and its own name normalised: two functions
   // that compiled to the same code have the same hash, wherever they lie.
   std::string code_hash;
-  std::vector<std::string> aliases;  // other symbols at the same address (a function the compiler folded into this)
+  // The same with what a trivial edit of the source moves left out as well: registers by their kind only
+  // (%r64, %ymm), and the instructions of each straight run (between branches and branch targets) in sorted
+  // order. A copy whose register allocation or order of independent instructions differs has the same shape.
+  std::string shape_hash;
+  std::vector<std::string> aliases;  // other symbols at the same address (a function the compiler folded into this,
+                                     // an __attribute__((alias)), an ifunc's name on its resolver)
+  // Data it refers to (CpuData keys): a table, a variable, a vtable, a string. What the data holds is reached too.
+  std::vector<std::string> data;
+  // Its branches through a pointer (call *%rax, jmp *0x0(%rip)), as objdump wrote them: where they land is known
+  // only at run time. A switch's jump table (notrack jmp, emitted under -fcf-protection) is not one of them.
+  std::vector<std::string> indirect_branches;
+  bool takes_own_address = false;  // lea or mov of its own symbol (not a recursive call)
+};
+
+// A place in the objects' data that can hold the address of code: a named object (a table of functions, a
+// variable, a vtable) or, for data the compiler left unnamed, the stretch from an address the code refers to up to
+// the next such address or symbol. What it holds: the relocations in it (a function's address, or other data's)
+// and the strings in it that name a function of the objects (a dlsym by name).
+struct CpuData {
+  std::string key;      // a global's symbol; "<object>:<symbol>" for a local one; "<object>:<section>+0x40" unnamed
+  std::string name;     // for messages: the demangled symbol, or "<section>+0x40"
+  std::string section;  // ".data.rel.ro", ".rodata.str1.1"
+  std::vector<std::string> points_to;  // function symbols and CpuData keys
+  std::vector<std::string> strings;    // the strings it holds (runs of name characters), matched to functions' names
+};
+
+// A function whose address the objects take other than to call it, and where: code that loads it, data that
+// holds it, a string that names it. A branch through a pointer can land on any of these (C++ gives no other way to
+// make a pointer to a function), and on no function outside them.
+struct TakenAddress {
+  std::string function;  // its symbol
+  std::string where;     // "in the code of matmul_kij", "in _ZL5table (.data.rel.local)", "as a string in .rodata"
 };
 
 struct CpuFacts {
   std::vector<CpuFunction> functions;  // every defined function of the objects read, in file then address order
+  std::vector<CpuData> data;           // the data that holds an address of code or a function's name, or that code
+                                       // refers to
+  std::vector<TakenAddress> taken;     // every function whose address is taken, each place once
 
+  // The data whose key is `key`; nullptr when none is.
+  const CpuData* find_data(std::string_view key) const;
   // The function defined as `symbol` (or one of its aliases); nullptr when none is.
   const CpuFunction* find(std::string_view symbol) const;
   // The defined function whose demangled name, up to its parameter list, is `name` ("matvec_unrolled").
   const CpuFunction* find_by_name(std::string_view name) const;
-  // Every defined function `symbol` reaches through calls, tail jumps and taken addresses, itself first, breadth
-  // first, each once.
+  // Every defined function `symbol` reaches through calls, tail jumps, taken addresses and the addresses held in
+  // the data it refers to, itself first, breadth first, each once.
   std::vector<const CpuFunction*> reachable(std::string_view symbol) const;
-  // Every symbol, defined or not (GOMP_parallel, cudaMemcpy), that `symbol` reaches, itself included.
+  // Every symbol, defined or not (GOMP_parallel, cudaMemcpy), that `symbol` reaches, itself included; data keys
+  // on the way are not listed.
   std::vector<std::string> reachable_symbols(std::string_view symbol) const;
   // Of what `symbol` reaches, the innermost loop with the most floating-point arithmetic; none without loops.
   std::optional<CpuLoop> hot_loop(std::string_view symbol) const;
 };
 
-// Reads every function of `objects` with `objdump -d -l -r -t --no-show-raw-insn` (through core/tool.h).
+// Reads every function of `objects` with `objdump -d -l -r -t --no-show-raw-insn` (-l: each instruction's source
+// line, where the build left line tables), and their data with `objdump -r -s` (the relocations and contents of
+// every section; through core/tool.h).
 // Throws InspectError when objdump is missing or cannot read an object.
 CpuFacts read_cpu_facts(const std::vector<std::filesystem::path>& objects);
 // The same from objdump's text (what read_cpu_facts runs it for); `object` names the file in the facts.
-CpuFacts parse_objdump(std::string_view text, const std::string& object);
+// `data_text`: `objdump -r -s` of the same object; without it only the data the code names is known, not what it
+// holds.
+CpuFacts parse_objdump(std::string_view text, const std::string& object, std::string_view data_text = {});
 
 // The symbol demangled ("_Z3fooi" -> "foo(int)"); the symbol itself when it is not a C++ name.
 std::string demangle(const std::string& symbol);

@@ -47,11 +47,14 @@ std::vector<SourceLine> source_listing(const CpuLoop& loop, const SourceFiles& s
 }
 
 CodeLook make_look(const std::optional<VariantFacts>& yours, const std::optional<VariantFacts>& reference,
-                   const std::string& note, const SourceFiles& sources) {
+                   const std::string& note, const Variables& your_counters, const Variables& reference_counters,
+                   const SourceFiles& sources) {
   CodeLook look;
   look.note = note;
-  const Variables mine = yours ? fact_variables(*yours) : Variables{};
-  const Variables theirs = reference ? fact_variables(*reference) : Variables{};
+  Variables mine = yours ? fact_variables(*yours) : Variables{};
+  Variables theirs = reference ? fact_variables(*reference) : Variables{};
+  mine.insert(your_counters.begin(), your_counters.end());
+  theirs.insert(reference_counters.begin(), reference_counters.end());
   if (yours) {
     look.function = plain_name(yours->function);
     for (const Kernel* kernel : yours->kernels) look.kernels.push_back(plain_name(kernel->symbol));

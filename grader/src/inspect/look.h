@@ -16,10 +16,12 @@ namespace grader {
 // The student's source files by file name ("matvec.cpp"), one string a line: the lines the listing shows.
 using SourceFiles = std::map<std::string, std::vector<std::string>>;
 
-// `yours` or `reference` may be absent (not found, not read); `note` says why, for the report. `sources`: the
-// submission's files, for the hot loop's source lines.
+// `yours` or `reference` may be absent (not found, not read); `note` says why, for the report. `your_counters` and
+// `reference_counters`: facts from a profiled call (inspect/counters.h, counter_variables), shown as rows like the rest.
+// `sources`: the submission's files, for the hot loop's source lines.
 CodeLook make_look(const std::optional<VariantFacts>& yours, const std::optional<VariantFacts>& reference,
-                   const std::string& note, const SourceFiles& sources = {});
+                   const std::string& note, const Variables& your_counters = {}, const Variables& reference_counters = {},
+                   const SourceFiles& sources = {});
 
 // The hot loop's instructions under the source lines they came from, in source order (files in the order the loop
 // first reaches them). Empty where no instruction has a source line.

@@ -214,4 +214,38 @@ bool hotter(const CpuLoop& a, const CpuLoop& b) {
   return a.instructions > b.instructions;
 }
 
+std::string register_kinds(const std::string& operands) {
+  std::string out;
+  for (std::size_t i = 0; i < operands.size();) {
+    if (operands[i] != '%') {
+      out += operands[i++];
+      continue;
+    }
+    std::size_t end = i + 1;
+    while (end < operands.size() && std::isalnum(static_cast<unsigned char>(operands[end]))) ++end;
+    const std::string name = operands.substr(i + 1, end - i - 1);
+    i = end;
+    std::string kind;
+    if (name == "rip" || name == "rsp") kind = name;
+    else if (name.rfind("xmm", 0) == 0 || name.rfind("ymm", 0) == 0 || name.rfind("zmm", 0) == 0) kind = name.substr(0, 3);
+    else if (name.size() >= 2 && name[0] == 'k' && std::isdigit(static_cast<unsigned char>(name[1]))) kind = "k";
+    else if (name[0] == 'e' || (name[0] == 'r' && name.back() == 'd')) kind = "r32";
+    else if (name[0] == 'r' && name.back() == 'w') kind = "r16";
+    else if (name[0] == 'r' && name.back() == 'b') kind = "r8";
+    else if (name[0] == 'r') kind = "r64";
+    else if (name.back() == 'l' || name.back() == 'h') kind = "r8";
+    else kind = "r16";
+    out += "%" + kind;
+  }
+  return out;
+}
+
+bool does_nothing(const X86Instruction& x) {
+  const auto comma = x.operands.find(',');
+  if (comma == std::string::npos) return false;
+  const std::string from = x.operands.substr(0, comma), to = x.operands.substr(comma + 1);
+  if (x.mnemonic.rfind("mov", 0) == 0 && x.mnemonic.find('s') == std::string::npos && from == to) return true;
+  return x.mnemonic == "lea" && (from == "(" + to + ")" || from == "0x0(" + to + ")");
+}
+
 }  // namespace grader

@@ -31,6 +31,14 @@ X86Instruction decode_x86(const std::string& text);
 // objdump prints before a target's name. For the code hash.
 std::string normalise_operands(const std::string& operands);
 
+// The operands with each register by its kind only ("%r64", "%r32", "%xmm", "%ymm", "%k"; %rip and %rsp kept): for
+// the shape hash (inspect/facts.h), where a copy's register allocation may differ.
+std::string register_kinds(const std::string& operands);
+
+// An instruction that changes nothing, which a copy can gain without changing what it does: a move or lea of a
+// register to itself. Padding (nop) is already X86Instruction::padding.
+bool does_nothing(const X86Instruction& x);
+
 // The facts of one loop body (its instructions in address order).
 CpuLoop summarise_loop(const std::vector<const X86Instruction*>& body);
 

@@ -12,7 +12,7 @@ namespace {
 
 using steady = std::chrono::steady_clock;
 
-double seconds_since(steady::time_point start) { return std::chrono::duration<double>(steady::now() - start).count(); }
+double cross_check_seconds_since(steady::time_point start) { return std::chrono::duration<double>(steady::now() - start).count(); }
 
 std::string milliseconds(double seconds) {
   std::ostringstream text;
@@ -22,6 +22,10 @@ std::string milliseconds(double seconds) {
 }
 
 }  // namespace
+
+bool rounds_agree_with_reports(double outside_seconds, int calls, double cand_reported) {
+  return calls > 0 && cand_reported > 0 && outside_seconds / calls <= 2 * cand_reported;
+}
 
 std::string cross_check_times(Worker& cand, const std::string& variant, double cand_reported, Worker& judge,
                               const std::string& judge_variant, int reps, FreshCalls& fresh, double timeout) {
@@ -36,10 +40,10 @@ std::string cross_check_times(Worker& cand, const std::string& variant, double c
     const std::string long_name = fresh.next(v, 3 * reps);
     auto start = steady::now();
     if (!worker.time(short_name, 0, reps, false, timeout, short_calls)) return false;
-    const double short_run = seconds_since(start);
+    const double short_run = cross_check_seconds_since(start);
     start = steady::now();
     if (!worker.time(long_name, 0, 3 * reps, false, timeout, long_calls)) return false;
-    per_call = (seconds_since(start) - short_run) / (2.0 * reps);
+    per_call = (cross_check_seconds_since(start) - short_run) / (2.0 * reps);
     reported = summarize(long_calls.seconds).median;
     return true;
   };

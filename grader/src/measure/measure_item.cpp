@@ -26,9 +26,9 @@ constexpr int candidate_compare_reps = 3;  // calls timed for a `candidate:<vari
 // figure for the report is not worth in every grading of the class.
 constexpr double longest_counted_call = 1.0;
 
-double timed_seconds_since(steady::time_point start) { return std::chrono::duration<double>(steady::now() - start).count(); }
+double measure_seconds_since(steady::time_point start) { return std::chrono::duration<double>(steady::now() - start).count(); }
 
-std::string fixed_digits(double value, int digits) {
+std::string measure_fixed(double value, int digits) {
   std::ostringstream text;
   text.precision(digits);
   text << std::fixed << value;
@@ -94,7 +94,7 @@ bool measure_item(const PerformanceItem& item, const MeasureInputs& in, MeasureC
 
   // Interleave baseline and candidate in rounds, so a change in the machine's load touches both alike;
   // warm up first; stop once both are steady, or at the lab's repetition or time budget.
-  m.spent.setup = timed_seconds_since(setup_began);
+  m.spent.setup = measure_seconds_since(setup_began);
   context.progress("timing", "performance: " + item.name + ": timing");
   const auto& timing = context.spec.timing;
   const bool baseline_is_candidate_code =
@@ -130,7 +130,7 @@ bool measure_item(const PerformanceItem& item, const MeasureInputs& in, MeasureC
     quiet.before(watched);
     const auto began = steady::now();
     const bool ok = worker.time(name, warmup, reps, outputs, command_timeout, into);
-    quiet.after(timed_seconds_since(began));
+    quiet.after(measure_seconds_since(began));
     return ok;
   };
 
@@ -138,18 +138,32 @@ bool measure_item(const PerformanceItem& item, const MeasureInputs& in, MeasureC
   // must agree. The judge's naive code can cost far more than a round (lab 3: a second against 0.1 s), so a
   // round is checked with a probability that keeps checking to about the time spent timing, at least 1 in 4,
   // drawn from the run's secret seed; the first and the last round are always checked.
+  // Where the baseline is the oracle's own code (baseline.oracle), it ran on the very inputs of the candidate's
+  // calls just before them, and its last call's outputs are the expected ones: the check then costs a comparison,
+  // and every round is checked. Outputs that disagree with it are replayed by the oracle, whose word decides: a
+  // baseline that rounds differently can never fail a correct submission.
+  const bool baseline_is_oracle = item.baseline.oracle && baseline == &j;
   std::mt19937_64 pick(in.seeds.checks);
   double check_seconds = 0, last_check_seconds = 0;
   std::optional<std::pair<Verdict, std::string>> check_failure;
-  auto verify = [&](const std::vector<Array>& got, std::uint64_t call) {
+  auto verify = [&](const std::vector<Array>& got, std::uint64_t call, const std::vector<Array>* baseline_outputs) {
+    const auto began = steady::now();
+    if (baseline_outputs != nullptr) {
+      const OutputsCheck same = check_outputs(got, *baseline_outputs, tolerance);
+      if (same.passed && !same.oracle_invalid) {
+        last_check_seconds = measure_seconds_since(began);
+        check_seconds += last_check_seconds;
+        ++m.spent.checked_rounds;
+        return true;
+      }
+    }
     std::vector<Array> want;
     double ignored = 0;
-    const auto began = steady::now();
     if (!j.run(fresh.replay(item.variant, call), timeout, want, ignored)) {
       check_failure = {Verdict::internal_error, "the judge failed on a timed call's inputs: " + j.failure().details};
       return false;
     }
-    last_check_seconds = timed_seconds_since(began);
+    last_check_seconds = measure_seconds_since(began);
     check_seconds += last_check_seconds;
     ++m.spent.checked_rounds;
     const OutputsCheck check = check_outputs(got, want, tolerance);
@@ -163,6 +177,7 @@ bool measure_item(const PerformanceItem& item, const MeasureInputs& in, MeasureC
   struct Unchecked {
     std::vector<Array> outputs;
     std::uint64_t call = 0;
+    std::optional<std::vector<Array>> baseline_outputs;  // the oracle baseline's for the same inputs
   };
   std::optional<Unchecked> unchecked;  // the last round's outputs, when that round was not checked yet
 
@@ -183,6 +198,9 @@ bool measure_item(const PerformanceItem& item, const MeasureInputs& in, MeasureC
     return partial;
   };
   const bool may_stop_when_decided = context.points_decided && item.baseline.cap.empty();
+  // The candidate's rounds as the grader's clock saw them, for the outside cross-check (measure/cross_check.h).
+  double cand_outside_seconds = 0;
+  int cand_outside_calls = 0;
 
   for (int round = 0;; ++round) {
     const int warmup = round == 0 ? timing.warmup : 0;
@@ -191,7 +209,10 @@ bool measure_item(const PerformanceItem& item, const MeasureInputs& in, MeasureC
     const int calls = std::uniform_int_distribution<int>(1, reps_per_round)(pick);
     const auto round_start = steady::now();
     TimedCalls base_calls, cap_calls, cand_calls;
-    if (!timed(*baseline, fresh.next(baseline_variant, warmup + calls), warmup, calls, false, base_calls)) {
+    const std::string base_name = fresh.next(baseline_variant, warmup + calls);
+    const std::string cand_on_base_inputs = fresh.same_inputs(item.variant);
+    const std::uint64_t base_last_call = fresh.last_call();
+    if (!timed(*baseline, base_name, warmup, calls, /*want_outputs=*/baseline_is_oracle, base_calls)) {
       const auto& failure = baseline->failure();
       return fail(baseline_is_candidate_code ? failure.verdict : Verdict::internal_error,
                   "the baseline run failed: " + failure.details);
@@ -199,28 +220,33 @@ bool measure_item(const PerformanceItem& item, const MeasureInputs& in, MeasureC
     if (!item.baseline.cap.empty() &&
         !timed(j, fresh.next(item.baseline.cap, warmup + calls), warmup, calls, false, cap_calls))
       return fail(Verdict::internal_error, "the judge's " + item.baseline.cap + " failed: " + j.failure().details);
-    const std::string cand_name = fresh.next(item.variant, warmup + calls);
-    const std::uint64_t checked_call = fresh.last_call();
+    const std::string cand_name = baseline_is_oracle ? cand_on_base_inputs : fresh.next(item.variant, warmup + calls);
+    const std::uint64_t checked_call = baseline_is_oracle ? base_last_call : fresh.last_call();
+    const std::vector<Array>* expected_now = baseline_is_oracle ? &base_calls.outputs : nullptr;
+    const auto cand_began = steady::now();
     if (!timed(cand, cand_name, warmup, calls, /*want_outputs=*/true, cand_calls)) {
       Verdict v = cand.failure().verdict;
       std::string details = cand.failure().details;
       context.retire_candidate_if_dead();
       return fail(v, details);
     }
+    cand_outside_seconds += measure_seconds_since(cand_began);
+    cand_outside_calls += warmup + calls;
     if (cand_calls.outputs_changed)
       return fail(Verdict::suspect, "the outputs changed after the timed call had returned: work was left running "
                                     "outside the timed region");
     if (cand_calls.busy_threads > 0)
       return fail(Verdict::suspect, std::to_string(cand_calls.busy_threads) + " thread(s) of the submission were still "
                                     "running after the timed call returned");
-    const double round_seconds = timed_seconds_since(round_start);
+    const double round_seconds = measure_seconds_since(round_start);
     const double check_chance =
         last_check_seconds > 0 ? std::clamp(round_seconds / last_check_seconds, 0.25, 1.0) : 1.0;
     if (round == 0 || std::uniform_real_distribution<double>(0, 1)(pick) < check_chance) {
       unchecked.reset();
-      if (!verify(cand_calls.outputs, checked_call)) return fail(check_failure->first, check_failure->second);
+      if (!verify(cand_calls.outputs, checked_call, expected_now)) return fail(check_failure->first, check_failure->second);
     } else {
-      unchecked = Unchecked{std::move(cand_calls.outputs), checked_call};
+      unchecked = Unchecked{std::move(cand_calls.outputs), checked_call, std::nullopt};
+      if (expected_now != nullptr) unchecked->baseline_outputs = std::move(base_calls.outputs);
     }
     m.baseline.seconds.insert(m.baseline.seconds.end(), base_calls.seconds.begin(), base_calls.seconds.end());
     cap.seconds.insert(cap.seconds.end(), cap_calls.seconds.begin(), cap_calls.seconds.end());
@@ -235,7 +261,7 @@ bool measure_item(const PerformanceItem& item, const MeasureInputs& in, MeasureC
     const double noise = std::max(summarize(m.baseline.seconds).relative_spread(), summarize(m.candidate.seconds).relative_spread());
     const bool enough = reps >= timing.min_reps;
     // The judge's checks are not timing: they do not use up the timing budget.
-    const double spent = timed_seconds_since(start) - check_seconds;
+    const double spent = measure_seconds_since(start) - check_seconds;
     m.spent.round_count = round + 1;
     if (enough && (noise <= timing.target_noise || reps >= timing.max_reps || spent >= timing.max_seconds)) break;
     if (spent >= 3 * timing.max_seconds) break;  // never more than this, even below min_reps
@@ -245,9 +271,11 @@ bool measure_item(const PerformanceItem& item, const MeasureInputs& in, MeasureC
       break;
     }
   }
-  if (unchecked && !verify(unchecked->outputs, unchecked->call)) return fail(check_failure->first, check_failure->second);
+  if (unchecked && !verify(unchecked->outputs, unchecked->call,
+                           unchecked->baseline_outputs ? &*unchecked->baseline_outputs : nullptr))
+    return fail(check_failure->first, check_failure->second);
   m.spent.checks = check_seconds;
-  m.spent.rounds = timed_seconds_since(start) - check_seconds;
+  m.spent.rounds = measure_seconds_since(start) - check_seconds;
   if (const std::string why = quiet.verdict(); !why.empty()) return fail(Verdict::suspect, why);
 
   // The counters: one more call of each side on fresh inputs, outside the rounds, counted by the grader. Its time
@@ -263,7 +291,7 @@ bool measure_item(const PerformanceItem& item, const MeasureInputs& in, MeasureC
       counts.flops = flops;
       const double call_seconds = summarize(worker == &cand ? m.candidate.seconds : m.baseline.seconds).median;
       if (call_seconds > longest_counted_call) {
-        counters.skipped += (counters.skipped.empty() ? "" : "; ") + counts.label + " takes " + fixed_digits(call_seconds, 1) +
+        counters.skipped += (counters.skipped.empty() ? "" : "; ") + counts.label + " takes " + measure_fixed(call_seconds, 1) +
                             " s a call: not counted";
         continue;
       }
@@ -283,7 +311,7 @@ bool measure_item(const PerformanceItem& item, const MeasureInputs& in, MeasureC
       if (counts.threads > 0) counters.sides.push_back(std::move(counts));
     }
     m.cpu_counters = std::move(counters);
-    m.spent.counters = timed_seconds_since(counters_began);
+    m.spent.counters = measure_seconds_since(counters_began);
   }
 
   // Figures for the report only: the judge's professional implementations (cuBLAS, CUB, OpenBLAS), or
@@ -340,7 +368,7 @@ bool measure_item(const PerformanceItem& item, const MeasureInputs& in, MeasureC
     m.compare.push_back(t);
   }
 
-  m.spent.compare = timed_seconds_since(compare_began);
+  m.spent.compare = measure_seconds_since(compare_began);
 
   // The bound (lab 6's transfer bound): the baseline when that is it, else timed now like a compare entry.
   const auto bound_began = steady::now();
@@ -370,7 +398,7 @@ bool measure_item(const PerformanceItem& item, const MeasureInputs& in, MeasureC
     }
   }
 
-  m.spent.bound = timed_seconds_since(bound_began);
+  m.spent.bound = measure_seconds_since(bound_began);
 
   fill_rates(item, scope, m.candidate);
   fill_rates(item, scope, m.baseline);
@@ -380,7 +408,7 @@ bool measure_item(const PerformanceItem& item, const MeasureInputs& in, MeasureC
     // down buys nothing beyond the judge's time.
     fill_rates(item, scope, cap);
     if (cap.median < m.baseline.median) {
-      cap.label += " (caps " + m.baseline.label + ", which took " + fixed_digits(m.baseline.median * 1e3, 2) + " ms)";
+      cap.label += " (caps " + m.baseline.label + ", which took " + measure_fixed(m.baseline.median * 1e3, 2) + " ms)";
       std::swap(cap, m.baseline);
       yardstick_is_judge_code = true;
     }
@@ -408,9 +436,12 @@ bool measure_item(const PerformanceItem& item, const MeasureInputs& in, MeasureC
     Worker& overhead_worker = baseline_is_candidate_code ? j : *baseline;
     const std::string overhead_variant =
         !baseline_is_candidate_code ? baseline_variant : (!item.baseline.cap.empty() ? item.baseline.cap : item.variant);
-    unreconciled = cross_check_times(cand, item.variant, summarize(m.candidate.seconds).median, overhead_worker,
-                                     overhead_variant, reps_per_round, fresh, timeout);
-    m.spent.cross_check = timed_seconds_since(cross_check_began);
+    // The rounds themselves first: where their outside time agrees, the extra runs could not disagree.
+    const double reported = summarize(m.candidate.seconds).median;
+    if (!rounds_agree_with_reports(cand_outside_seconds, cand_outside_calls, reported))
+      unreconciled = cross_check_times(cand, item.variant, reported, overhead_worker, overhead_variant, reps_per_round,
+                                       fresh, timeout);
+    m.spent.cross_check = measure_seconds_since(cross_check_began);
     if (!cand.alive()) {
       Verdict v = cand.failure().verdict;
       std::string details = cand.failure().details;
@@ -422,7 +453,7 @@ bool measure_item(const PerformanceItem& item, const MeasureInputs& in, MeasureC
   if (!unreconciled.empty()) return fail(Verdict::suspect, unreconciled);
   if (bound) {  // its median was filled in with its rates, above
     if (m.candidate.median > 0 && bound->median / m.candidate.median > believable_ceiling)
-      return fail(Verdict::suspect, "measured " + fixed_digits(bound->median / m.candidate.median, 2) + " times faster than the " +
+      return fail(Verdict::suspect, "measured " + measure_fixed(bound->median / m.candidate.median, 2) + " times faster than the " +
                                         bound->label + ", which no code beats by much: the timing was fooled (work "
                                         "outside the timed call, or kept from an earlier call?)");
   }

@@ -89,6 +89,38 @@ void Grading::claim_gpu() {
   }
 }
 
+std::optional<Gpu> Grading::own_gpu() const {
+  if (!spec_.gpu || options_.claim_gpu || detect_gpu_arch().empty()) return std::nullopt;
+  try {
+    const auto listed = list_gpus();
+    const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
+    return listed ? grading_gpu(*listed, visible ? visible : "") : std::nullopt;
+  } catch (const GpuRequestError&) {
+    return std::nullopt;  // nvidia-smi failed: the machine's calibration stands in
+  }
+}
+
+void Grading::use_gpu_calibration(const Gpu& gpu) {
+  if (std::getenv("CUDA_VISIBLE_DEVICES") != nullptr) {  // given one GPU of a node (SLURM, or by hand): say which
+    report_.machine.gpu_index = gpu.index;
+    report_.machine.gpu_uuid = gpu.uuid;
+  }
+  std::optional<GpuCalibration> own = load_gpu_calibration(env_, gpu.uuid);
+  if (!own && needs_calibration(spec_) && !options_.quick) {
+    progress("calibration", "calibrating " + describe_gpu(gpu) + " once, kept by its UUID; `grader calibrate --gpus all` "
+             "redoes it");
+    try {
+      own = run_gpu_calibrations(env_, {gpu.uuid}).front();
+    } catch (const std::exception& error) {
+      report_.warnings.push_back("this GPU could not be calibrated on its own (" + std::string(error.what()) +
+                                 "): its roofline figures are the machine's");
+    }
+  }
+  if (!own || !calibration_) return;
+  calibration_->gpu = own;
+  attach_calibration(report_.machine, *calibration_);
+}
+
 Worker& Grading::candidate() {
   if (!candidate_ || !candidate_->alive()) {
     if (candidate_) harvest_output(*candidate_);
@@ -214,11 +246,14 @@ void Grading::run() {
   if (build_everything()) {
     inspect_code();
     // Only a submission that built is timed: one that did not never waits for a calibration it cannot use.
-    const bool missing = !calibration_ || (spec_.gpu && !calibration_->gpu && !detect_gpu_arch().empty());
+    // A GPU's figures are its own, by UUID: on a node of several, the machine's are some other GPU's.
+    const std::optional<Gpu> gpu = own_gpu();
+    const bool missing = !calibration_ || (spec_.gpu && !gpu && !calibration_->gpu && !detect_gpu_arch().empty());
     if (missing && needs_calibration(spec_) && !options_.quick) {
       progress("calibration", "calibrating this machine once (memory bandwidth, FP64 peak); `grader calibrate` redoes it");
-      use_calibration(run_calibration(env_));
+      use_calibration(run_calibration(env_, /*measure_gpu=*/!gpu));
     }
+    if (gpu) use_gpu_calibration(*gpu);
     if (calibration_ && !report_.machine.calibration_stable && !options_.quick)
       report_.warnings.push_back("this machine's calibration never settled (it was taken while other programs ran): "
                                  "roofline fractions may be off; run `grader calibrate` on a quiet machine");

@@ -35,6 +35,11 @@ struct GradeOptions {
   // CPU labs: "address", "undefined" or "address,undefined", the candidate built with GCC's sanitizers.
   std::string sanitize;
   std::string only;              // one item's name: grade it (and the correctness items a timed one needs) alone
+  // Counters from one more call of each timed item, outside the timed rounds, for the report's look: CPU
+  // performance counters read by the grader (measure/cpu_counters.h) in a CPU lab, Nsight Compute in a CUDA lab on
+  // a GPU (pipeline/counters_stage.cpp). On for a student's grading; off with --no-counters, and in a batch unless
+  // it asks (--counters). They never change a point.
+  bool counters = true;
   std::function<void(const std::string&)> progress;  // one-line status updates, may be empty
   // A batch on this machine's CPUs: the grading's builds and correctness runs are its work, and its timing waits
   // until no other grading works or times (pipeline/timing_gate.h). Null: a grading alone.
@@ -43,10 +48,6 @@ struct GradeOptions {
   // Set by `grader batch --gpus`: called once, when the build is done and before any worker starts (so builds
   // never hold a GPU); may block until a GPU is free, and throws when none is left.
   std::function<GpuAssignment()> claim_gpu;
-  // Counters from one more call of each timed item, outside the timed rounds, read by the grader: CPU performance
-  // counters (measure/cpu_counters.h) in a CPU lab, Nsight Compute in a CUDA lab. On for a student's grading;
-  // `grader batch --no-counters` turns them off. They never change points.
-  bool counters = true;
 };
 
 // Whether `sanitize` names compiler sanitizers (a CPU lab's) rather than a compute-sanitizer tool.

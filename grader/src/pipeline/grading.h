@@ -5,6 +5,7 @@
 //   performance.cpp    stages 7-8 for performance items: measure/measure_item.h, then score/score_item.h
 //   grading_helpers.cpp  parameters, seeds of items, tolerances, formatting
 //   inspect_stage.cpp  what the code compiled to (inspect/code_facts.h), in the report and its hints
+//   counters_stage.cpp one profiled call of each timed item on a GPU (inspect/ncu.h), its counters in the report
 #pragma once
 
 #include <chrono>
@@ -16,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "batch/gpu_inventory.h"
 #include "build/build.h"
 #include "calibrate/calibration.h"
 #include "core/environment.h"
@@ -93,6 +95,9 @@ class Grading {
   // read after the build; then, after the items were graded, each timed item's facts and the hint they choose.
   void inspect_code();
   void attach_facts();
+  // The counters (pipeline/counters_stage.cpp): one extra call of a timed item's variant under Nsight Compute, in a
+  // profiled worker of its own, after the item's timing; kept per measurement for attach_facts().
+  void read_counters(const PerformanceItem& item, const TestResult& test);
   bool build_sanitized();
   // The submission compiled with item_flags and the --sanitize instrumentation, linked as workdir/<name>-sanitized.
   CandidateBuild sanitized_build(const std::vector<std::string>& item_flags, const std::string& name);
@@ -101,6 +106,10 @@ class Grading {
   std::unique_ptr<Worker> start_worker(const fs::path& executable, const std::string& role);
   // --gpus: this grading's GPU, for every worker from now on, and its own calibration for the roofline.
   void claim_gpu();
+  // A GPU lab graded alone (`grader lab5`, and on the node of `grader lab5 --slurm`): the GPU its workers use, as
+  // nvidia-smi names it here, when one is found. Its calibration is that GPU's, kept by UUID as --gpus keeps it.
+  std::optional<Gpu> own_gpu() const;
+  void use_gpu_calibration(const Gpu& gpu);
   // Keeps what a candidate process that is about to go away printed (the start of it, for the student's
   // printf debugging) and, under --sanitize, compute-sanitizer's findings.
   void harvest_output(Worker& worker);
@@ -174,6 +183,12 @@ class Grading {
   std::vector<fs::path> staged_sources_;
   CandidateBuild candidate_build_;
   CodeFacts facts_, reference_facts_;
+  // Per measurement key: the profiled call's facts (inspect/counters.h) and the words the report shows with them.
+  struct ItemCounters {
+    Variables facts;
+    std::string words;  // "counters: Nsight Compute 2025.3.1.0, ...", or "counters not read: ..."
+  };
+  std::map<std::string, ItemCounters> counters_;
   std::map<std::vector<std::string>, FlagBuild> flag_builds_;
   std::unique_ptr<Worker> candidate_;  // the timed items' candidate: a fresh one for every measurement
   using VariantKey = std::pair<std::vector<std::string>, std::string>;  // build flags, variant

@@ -87,6 +87,7 @@ std::string measurement_key(const PerformanceItem& item) {
   if (item.read_only_memory) key += "|memory=read";
   // The cap and the bound are timed with the measurement.
   if (!item.baseline.cap.empty()) key += "|cap=" + item.baseline.cap;
+  if (item.baseline.oracle) key += "|oracle";  // checked against the baseline's outputs, not the judge's replays
   if (!item.bound.empty()) key += "|bound=" + item.bound;
   return key;
 }

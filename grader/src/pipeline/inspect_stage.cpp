@@ -51,7 +51,11 @@ void Grading::attach_facts() {
     std::string note;
     if (!yours) note = "no function of the submission could be told apart as variant '" + item.variant + "'";
     else if (!reference_facts_.read()) note = "the reference's facts: " + reference_facts_.unavailable;
-    test.look = make_look(yours, reference, note, sources);
+    const auto counted = counters_.find(measurement_key(item));
+    const Variables no_counters;
+    const Variables& counter_facts = counted == counters_.end() ? no_counters : counted->second.facts;
+    test.look = make_look(yours, reference, note, counter_facts, {}, sources);
+    if (counted != counters_.end()) test.look->counters = counted->second.words;
 
     // The hint is chosen again with the facts in scope: a hint's `when` reads them, and `reference_<fact>` the
     // reference's. Where the item was timed, or could not be (no GPU here), but not where it failed.
@@ -60,6 +64,7 @@ void Grading::attach_facts() {
     Variables scope = scope_of(item);
     if (yours)
       for (const auto& [name, value] : fact_variables(*yours)) scope[name] = value;
+    for (const auto& [name, value] : counter_facts) scope[name] = value;
     if (reference)
       for (const auto& [name, value] : fact_variables(*reference)) scope[std::string(reference_prefix) + name] = value;
     test.next_step = next_step(item, scope, timed ? &*test.measurement : nullptr);

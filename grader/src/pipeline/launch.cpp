@@ -8,7 +8,9 @@
 namespace grader {
 
 LaunchOptions worker_launch_options(const LabSpec& spec, const std::filesystem::path& executable,
-                                    const std::filesystem::path& workdir) {
+                                    const std::filesystem::path& workdir,
+                                    const std::vector<std::filesystem::path>& readable,
+                                    const std::vector<std::filesystem::path>& writable) {
   LaunchOptions launch;
   launch.argv = {executable.string()};
   launch.workdir = workdir;
@@ -34,7 +36,9 @@ LaunchOptions worker_launch_options(const LabSpec& spec, const std::filesystem::
   launch.limits.open_files = limits.open_files;
   // The box shows the executable's directory read-only (so a candidate cannot replace the judge that runs
   // after it), the worker's own directory writable, and nothing else of this machine but the read-only system.
-  launch.wrapper = Sandbox::get().worker_wrapper(workdir, {executable.parent_path()}, spec.gpu, launch.limits.written_bytes);
+  std::vector<std::filesystem::path> shown = {executable.parent_path()};
+  shown.insert(shown.end(), readable.begin(), readable.end());
+  launch.wrapper = Sandbox::get().worker_wrapper(workdir, shown, spec.gpu, launch.limits.written_bytes, writable);
   return launch;
 }
 

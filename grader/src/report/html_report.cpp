@@ -161,37 +161,6 @@ std::string source_listing_section(const json& look) {
   return html::folded("hot loop beside your source lines (floating-point arithmetic highlighted)", body);
 }
 
-// "what your code does": the variant's facts beside the reference's, and its hot loop or PTX folded under them.
-std::string look_section(const json& look) {
-  std::string what = escape(text_of(look, "function"));
-  std::string launched;
-  for (const auto& kernel : look.value("kernels", json::array()))
-    if (kernel.is_string()) launched += (launched.empty() ? "" : ", ") + escape(kernel.get<std::string>());
-  if (!launched.empty()) what += (what.empty() ? "" : " &rarr; ") + launched;
-  std::string rows;
-  for (const auto& row : look.value("facts", json::array())) {
-    const auto zero = [&](const char* key) {
-      auto found = row.find(key);
-      return found == row.end() || !found->is_number() || found->get<double>() == 0;
-    };
-    if (zero("yours_value") && zero("reference_value")) continue;  // as report.h's worth_showing
-    const auto shown = [&](const char* key) { return text_of(row, key).empty() ? std::string("-") : escape(text_of(row, key)); };
-    rows += "<tr data-fact=\"" + escape(text_of(row, "key")) + "\"><td>" + escape(text_of(row, "label")) + "</td><td>" +
-            shown("yours") + "</td><td>" + shown("reference") + "</td></tr>\n";
-  }
-  std::string out = "<div class=\"look\"><h3>What your code does" +
-                    (what.empty() ? std::string() : " <span class=\"meta\">(" + what + ")</span>") + "</h3>\n";
-  if (!rows.empty())
-    out += "<div class=\"scroll\"><table><tr><th></th><th>yours</th><th>reference</th></tr>\n" + rows + "</table></div>\n";
-  if (!text_of(look, "note").empty()) out += "<p class=\"meta\">" + escape(text_of(look, "note")) + "</p>\n";
-  std::string listing;
-  for (const auto& line : look.value("listing", json::array()))
-    if (line.is_string()) listing += line.get<std::string>() + "\n";
-  if (!listing.empty()) out += html::folded_text(text_of(look, "listing_title"), listing);
-  out += source_listing_section(look);
-  return out + "</div>\n";
-}
-
 // The counters the grader read over one more call of each side (measure/cpu_counters.h): a row per figure.
 std::string counters_section(const json& counters) {
   std::string head;
@@ -214,6 +183,40 @@ std::string counters_section(const json& counters) {
   return out + "</div>\n";
 }
 
+// "what your code does": the variant's facts beside the reference's (a GPU lab's Nsight Compute counters among
+// them), its hot loop or PTX folded under them, and `counted`: a CPU lab's counters (counters_section).
+std::string look_section(const json& look, const std::string& counted) {
+  std::string what = escape(text_of(look, "function"));
+  std::string launched;
+  for (const auto& kernel : look.value("kernels", json::array()))
+    if (kernel.is_string()) launched += (launched.empty() ? "" : ", ") + escape(kernel.get<std::string>());
+  if (!launched.empty()) what += (what.empty() ? "" : " &rarr; ") + launched;
+  std::string rows;
+  for (const auto& row : look.value("facts", json::array())) {
+    const auto zero = [&](const char* key) {
+      auto found = row.find(key);
+      return found == row.end() || !found->is_number() || found->get<double>() == 0;
+    };
+    if (zero("yours_value") && zero("reference_value")) continue;  // as report.h's worth_showing
+    const auto shown = [&](const char* key) { return text_of(row, key).empty() ? std::string("-") : escape(text_of(row, key)); };
+    rows += "<tr data-fact=\"" + escape(text_of(row, "key")) + "\"><td>" + escape(text_of(row, "label")) + "</td><td>" +
+            shown("yours") + "</td><td>" + shown("reference") + "</td></tr>\n";
+  }
+  std::string out = "<div class=\"look\"><h3>What your code does" +
+                    (what.empty() ? std::string() : " <span class=\"meta\">(" + what + ")</span>") + "</h3>\n";
+  if (!rows.empty())
+    out += "<div class=\"scroll\"><table><tr><th></th><th>yours</th><th>reference</th></tr>\n" + rows + "</table></div>\n";
+  if (!text_of(look, "note").empty()) out += "<p class=\"meta\">" + escape(text_of(look, "note")) + "</p>\n";
+  if (!text_of(look, "counters").empty())
+    out += "<p class=\"meta ncu-counters\">" + escape(text_of(look, "counters")) + "</p>\n";
+  std::string listing;
+  for (const auto& line : look.value("listing", json::array()))
+    if (line.is_string()) listing += line.get<std::string>() + "\n";
+  if (!listing.empty()) out += html::folded_text(text_of(look, "listing_title"), listing);
+  out += source_listing_section(look);
+  return out + counted + "</div>\n";
+}
+
 std::string performance_item(const json& test, int number) {
   std::string out = "<div class=\"item\" data-item=\"" + escape(text_of(test, "name")) + "\">\n<div class=\"item-head\">" +
                     badge(text_of(test, "status")) + "<span class=\"name\">" + std::to_string(number) + ". " +
@@ -234,9 +237,11 @@ std::string performance_item(const json& test, int number) {
     out += ladder_svg(*m);
   }
   if (!text_of(test, "details").empty()) out += "<p class=\"details\">" + escape(text_of(test, "details")) + "</p>\n";
-  if (auto look = test.find("look"); look != test.end() && look->is_object()) out += look_section(*look);
+  std::string counted;  // one look block: the facts, then the counters; the counters alone where no facts were read
   if (auto m = test.find("measurement"); m != test.end() && m->is_object())
-    if (auto counters = m->find("cpu_counters"); counters != m->end() && counters->is_object()) out += counters_section(*counters);
+    if (auto counters = m->find("cpu_counters"); counters != m->end() && counters->is_object()) counted = counters_section(*counters);
+  if (auto look = test.find("look"); look != test.end() && look->is_object()) out += look_section(*look, counted);
+  else out += counted;
   if (!text_of(test, "next_step").empty())
     out += "<p class=\"next-step\"><strong>next step:</strong> " + escape(text_of(test, "next_step")) + "</p>\n";
   return out + "</div>\n";

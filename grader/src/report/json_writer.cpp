@@ -31,8 +31,9 @@ json look_json(const CodeLook& look) {
     for (const auto& instruction : line.instructions) instructions.push_back({{"text", instruction.text}, {"fp", instruction.fp}});
     source.push_back({{"location", line.location}, {"text", line.text}, {"instructions", instructions}});
   }
-  return {{"function", look.function},   {"kernels", look.kernels}, {"facts", facts},           {"listing_title", look.listing_title},
-          {"listing", look.listing},     {"source_listing", source}, {"note", look.note}};
+  return {{"function", look.function},   {"kernels", look.kernels},      {"facts", facts},
+          {"listing_title", look.listing_title}, {"listing", look.listing}, {"source_listing", source},
+          {"note", look.note},           {"counters", look.counters}};
 }
 
 json stage_seconds(const Report& report) {
@@ -224,6 +225,7 @@ json to_gradescope(const Report& report) {
         if (worth_showing(row))
           output += "\n  " + row.label + ": " + (row.yours.empty() ? "-" : row.yours) + " / " +
                     (row.reference.empty() ? "-" : row.reference);
+      if (!test.look->counters.empty()) output += "\n  " + test.look->counters;
     }
     if (!test.next_step.empty()) output += "\nnext step: " + test.next_step;
     const bool ok = test.verdict == Verdict::passed;

@@ -147,6 +147,10 @@ struct CodeLook {
   // carry no line tables.
   std::vector<SourceLine> source_listing;
   std::string note;                // why a part is missing ("the reference's facts: ...")
+  // The counters of one extra, profiled call on a GPU (inspect/counters.h): which ncu read them and the launch it
+  // saw ("Nsight Compute 2025.3.1.0, ...; gemv_warp_rows: 4000 blocks of 256 threads, ..."), or why none were read
+  // ("counters not read: ..."). Empty where no profiling was tried (a CPU lab, no GPU, --no-counters).
+  std::string counters;
 };
 
 // Whether a report lists the row: not where the submission and the reference both read 0 (no tensor cores in

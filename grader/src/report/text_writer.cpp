@@ -77,6 +77,7 @@ void write_look(std::ostringstream& out, const Style& style, const CodeLook& loo
         << style.dim(row.reference.empty() ? "-" : row.reference) << "\n";
   }
   if (!look.note.empty()) out << "          " << style.dim(look.note) << "\n";
+  if (!look.counters.empty()) out << "          " << style.dim(look.counters) << "\n";
 }
 
 // The counters the grader read over one more call of each side (measure/cpu_counters.h), under the facts.

@@ -179,7 +179,7 @@ std::vector<std::string> Sandbox::wrapper(const fs::path& writable, const fs::pa
 }
 
 std::vector<std::string> Sandbox::worker_wrapper(const fs::path& workdir, const std::vector<fs::path>& readable, bool gpu,
-                                                 std::size_t written_bytes) const {
+                                                 std::size_t written_bytes, const std::vector<fs::path>& writable) const {
   if (!available_) return {};
   const std::size_t size = sizes_tmpfs_ ? written_bytes : 0;
   std::vector<std::string> argv = box_start(size);
@@ -191,6 +191,7 @@ std::vector<std::string> Sandbox::worker_wrapper(const fs::path& workdir, const 
   argv.insert(argv.end(), {"--tmpfs", workdir.string()});
   for (const auto& dir : readable)
     if (within(dir, workdir)) argv.insert(argv.end(), {"--ro-bind", dir.string(), dir.string()});
+  for (const auto& dir : writable) argv.insert(argv.end(), {"--bind", dir.string(), dir.string()});
   argv.insert(argv.end(), {"--chdir", workdir.string(), "--"});
   return argv;
 }

@@ -40,9 +40,11 @@ class Sandbox {
   // outlives it: its work directory and /tmp are tmpfs mounts of its own, RAM charged to its memory cgroup
   // (run/memory_cgroup.h), each refusing writes past `written_bytes` where this bwrap can say so (--size, from
   // bubblewrap 0.8; 0: no limit). A readable folder that is the work directory, or inside it, is shown over it,
-  // read-only. Empty when no box is available.
+  // read-only. `writable` folders (outside the work directory: a profiler's report) are bound read-write over all of
+  // that. Empty when no box is available.
   std::vector<std::string> worker_wrapper(const std::filesystem::path& workdir, const std::vector<std::filesystem::path>& readable,
-                                          bool gpu, std::size_t written_bytes) const;
+                                          bool gpu, std::size_t written_bytes,
+                                          const std::vector<std::filesystem::path>& writable = {}) const;
 
  private:
   Sandbox();

@@ -2,6 +2,7 @@
 // candidate or judge process; every command either succeeds or leaves a named verdict in failure().
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -45,10 +46,12 @@ class Worker {
   // if no one asked for it: a worker's replies always stay in step with its commands.
   bool start_setup(const Variables& params, std::uint64_t seed, const std::vector<Array>& supplied, double timeout);
   bool finish_setup();
-  bool run(const std::string& variant, double timeout, std::vector<Array>& outputs, double& seconds);
+  // `profile`: the call is the one Nsight Compute counts (worker_protocol.md), bracketed by Problem::profile().
+  bool run(const std::string& variant, double timeout, std::vector<Array>& outputs, double& seconds, bool profile = false);
   bool inputs(std::vector<Array>& arrays, double timeout);
   bool time(const std::string& variant, int warmup, int reps, bool want_outputs, double timeout, TimedCalls& into);
-  void quit();  // polite shutdown; kills it if it does not leave
+  // Polite shutdown; kills it if it has not left `grace` after its reply (a profiler writes its report then).
+  void quit(std::chrono::duration<double> grace = std::chrono::seconds(2));
 
   bool alive() const { return alive_; }
   const WorkerFailure& failure() const { return failure_; }

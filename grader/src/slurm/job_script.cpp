@@ -76,6 +76,7 @@ std::vector<std::string> job_options(const JobScript& job) {
   if (options.gpus_per_task > 0) option("gpus-per-task", std::to_string(options.gpus_per_task));
   if (options.cpus_per_task > 0) option("cpus-per-task", std::to_string(options.cpus_per_task));
   if (options.exclusive) words.push_back("--exclusive");
+  if (options.no_requeue) words.push_back("--no-requeue");
   // The TA's own options last: sbatch lets a later line override an earlier one.
   for (const auto& extra : options.extra) words.push_back(extra);
   return words;

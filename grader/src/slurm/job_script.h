@@ -33,6 +33,9 @@ struct SlurmOptions {
   int cpus_per_task = 0;       // 0: SLURM's default (one)
   int array_limit = 0;         // at most this many tasks at once (--array=0-N%limit); 0: no limit
   bool exclusive = false;      // a whole node per task: only when the TA asks (--exclusive)
+  // A job whose node fails ends there (NODE_FAIL) rather than going back to the queue to start over: a student's
+  // own grading says so and stops. sbatch only: srun's jobs are never requeued.
+  bool no_requeue = false;
   std::vector<std::string> extra;  // more sbatch options, each one "#SBATCH" line ("--reservation=exam")
   std::string job_name;        // "grade-lab1"
 };

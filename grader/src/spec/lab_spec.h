@@ -123,6 +123,10 @@ struct BaselineSpec {
   // A judge variant timed on the same inputs that caps the baseline's time: the yardstick is the faster of
   // the two, so a candidate baseline cannot be bought by slowing it down. Empty: no cap.
   std::string cap;
+  // The baseline is the judge's own code for the item's function (lab 4's ikj: the oracle's very loop). Its calls
+  // then get the candidate's fresh inputs, call for call, and the outputs of its last call in a round are the
+  // expected outputs of the candidate's last call: no replay by the oracle (docs/design.md, "Measuring").
+  bool oracle = false;
 };
 
 struct PerformanceItem {

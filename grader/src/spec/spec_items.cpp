@@ -240,6 +240,14 @@ BaselineSpec read_baseline(const SpecTable& table, const std::vector<ParamField>
     refuse_cycles(merged);
   }
 
+  if (auto oracle = table.optional("oracle")) {
+    baseline.oracle = oracle->as_bool();
+    // Its outputs stand for the judge's on the candidate's own inputs: only the judge's code, on the item's inputs.
+    if (baseline.oracle && (baseline.process == BaselineSpec::Process::candidate || !baseline.params.empty()))
+      oracle->fail("'oracle' needs the judge's baseline on the item's own params: its outputs stand for the judge's "
+                   "on exactly the inputs the candidate's call saw");
+  }
+
   const bool same_variant = baseline.variant.empty() || baseline.variant == item_variant;
   if (baseline.process == BaselineSpec::Process::candidate && same_variant && baseline.params.empty()) {
     table.fail(

@@ -80,6 +80,7 @@ const std::vector<std::string>& known_spec_keys() {
       "performance[].baseline.variant",
       "performance[].baseline.params",
       "performance[].baseline.cap",
+      "performance[].baseline.oracle",
       "performance[].compare",
       "performance[].bound",
       "performance[].flops",

@@ -1,0 +1,79 @@
+// Threat (issue 34, the known hole): no data holds the best order's address until the program runs. matmul_best
+// stores its own address in a variable every time it is called; ikj branches through that variable once it is set
+// (the harness has called the best order by then) and runs an honest loop only before. Neither ikj's code nor any
+// data names matmul_best from ikj's side.
+// Expected (tests/e2e/e2e_steps.py, tests/unit/test_step_routes.cpp): ikj not_this_step ("branches through a
+// pointer ... the address of matmul_best is taken"), 0 points; every other order and best keep theirs.
+#include "loop_order.h"
+
+namespace {
+
+using Multiply = void (*)(const double*, const double*, double*, std::int64_t, std::int64_t, std::int64_t);
+Multiply volatile last_fast = nullptr;
+
+}  // namespace
+
+void matmul_best(const double* a, const double* b, double* c, std::int64_t m, std::int64_t n, std::int64_t k) {
+  last_fast = &matmul_best;
+  constexpr std::int64_t strip = 256;
+  for (std::int64_t j0 = 0; j0 < n; j0 += strip) {
+    const std::int64_t j1 = j0 + strip < n ? j0 + strip : n;
+    for (std::int64_t i = 0; i < m; ++i) {
+      double* __restrict crow = c + i * n;
+      for (std::int64_t p = 0; p < k; ++p) {
+        const double aip = a[i * k + p];
+        const double* __restrict brow = b + p * n;
+        for (std::int64_t j = j0; j < j1; ++j) crow[j] += aip * brow[j];
+      }
+    }
+  }
+}
+
+void matmul_ikj(const double* a, const double* b, double* c, std::int64_t m, std::int64_t n, std::int64_t k) {
+  if (Multiply fast = last_fast) return fast(a, b, c, m, n, k);
+  for (std::int64_t i = 0; i < m; ++i)
+    for (std::int64_t p = 0; p < k; ++p)
+      for (std::int64_t j = 0; j < n; ++j) c[i * n + j] += a[i * k + p] * b[p * n + j];
+}
+
+void matmul_kij(const double* a, const double* b, double* c, std::int64_t m, std::int64_t n, std::int64_t k) {
+  for (std::int64_t p = 0; p < k; ++p)
+    for (std::int64_t i = 0; i < m; ++i) {
+      const double aip = a[i * k + p];
+      for (std::int64_t j = 0; j < n; ++j) c[i * n + j] += aip * b[p * n + j];
+    }
+}
+
+void matmul_ijk(const double* a, const double* b, double* c, std::int64_t m, std::int64_t n, std::int64_t k) {
+  for (std::int64_t i = 0; i < m; ++i)
+    for (std::int64_t j = 0; j < n; ++j) {
+      double sum = c[i * n + j];
+      for (std::int64_t p = 0; p < k; ++p) sum += a[i * k + p] * b[p * n + j];
+      c[i * n + j] = sum;
+    }
+}
+
+void matmul_jik(const double* a, const double* b, double* c, std::int64_t m, std::int64_t n, std::int64_t k) {
+  for (std::int64_t j = 0; j < n; ++j)
+    for (std::int64_t i = 0; i < m; ++i) {
+      double sum = c[i * n + j];
+      for (std::int64_t p = 0; p < k; ++p) sum += a[i * k + p] * b[p * n + j];
+      c[i * n + j] = sum;
+    }
+}
+
+void matmul_jki(const double* a, const double* b, double* c, std::int64_t m, std::int64_t n, std::int64_t k) {
+  for (std::int64_t j = 0; j < n; ++j)
+    for (std::int64_t p = 0; p < k; ++p) {
+      const double bpj = b[p * n + j];
+      for (std::int64_t i = 0; i < m; ++i) c[i * n + j] += a[i * k + p] * bpj;
+    }
+}
+
+void matmul_kji(const double* a, const double* b, double* c, std::int64_t m, std::int64_t n, std::int64_t k) {
+  for (std::int64_t p = 0; p < k; ++p)
+    for (std::int64_t j = 0; j < n; ++j) {
+      const double bpj = b[p * n + j];
+      for (std::int64_t i = 0; i < m; ++i) c[i * n + j] += a[i * k + p] * bpj;
+    }
+}

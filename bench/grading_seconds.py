@@ -49,7 +49,8 @@ def run_grader(grader, root, cache, argv):
 def grade(side, lab, submission):
     start = time.monotonic()
     done = run_grader(side["grader"], side["root"], side["cache"],
-                      ["grade", lab, "--submission", submission, "--hidden", "--format", "json", "--seed", str(SEED)])
+                      ["grade", lab, "--submission", submission, "--hidden", "--format", "json", "--seed", str(SEED)]
+                      + side.get("extra", []))
     seconds = time.monotonic() - start
     try:
         report = json.loads(done.stdout)
@@ -104,11 +105,14 @@ def main():
     parser.add_argument("--parallel-warm", action="store_true", help="build every lab for both graders at once")
     parser.add_argument("--share-calibration", action="store_true",
                         help="calibrate with this grader only and copy its calibration to the older one's cache")
+    parser.add_argument("--new-arg", action="append", default=[],
+                        help="an option for this grader's gradings only (e.g. --new-arg=--no-counters)")
     parser.add_argument("--budget", type=float, default=0, help="start no grading after this many seconds (0: no limit)")
     args = parser.parse_args()
     began = time.monotonic()
 
-    sides = {"new": {"grader": os.path.abspath(args.grader), "root": ROOT, "cache": os.path.join(args.out, "cache-new")}}
+    sides = {"new": {"grader": os.path.abspath(args.grader), "root": ROOT, "cache": os.path.join(args.out, "cache-new"),
+                     "extra": args.new_arg}}
     if args.old_grader:
         sides["old"] = {"grader": os.path.abspath(args.old_grader), "root": os.path.abspath(args.old_root or ROOT),
                         "cache": os.path.join(args.out, "cache-old")}

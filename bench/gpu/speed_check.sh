@@ -21,7 +21,8 @@
 #   .carry/old/bin/grader, .carry/old/lib/*.a                                                    main's grader
 #   .carry/oldroot/                                                                               main's course tree
 # e.g. with the device tool:  bash bench/gpu/speed_check.sh          with carry [".carry"]
-# Environment: OUT (default /tmp/speed-check), OLD_GRADER, OLD_ROOT, GRADER (defaults: the carry above); without an
+# Environment: OUT (default /tmp/speed-check), OLD_GRADER, OLD_ROOT, GRADER (defaults: the carry above), NEW_ARGS
+# (one option for this grader's gradings only, e.g. --no-counters, which main's grader lacks); without an
 # older grader only this one is graded.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -65,7 +66,8 @@ if [ ${#labs[@]} -gt 0 ]; then
     echo "old: none ($OLD_GRADER or $OLD_ROOT/labs missing): this grader only"
   fi
   python3 bench/grading_seconds.py --grader "$GRADER" "${old[@]}" --labs "${labs[@]}" --kinds reference skeleton \
-    --rounds "$rounds" --parallel-warm --share-calibration --budget "$budget" --out "$OUT" --json "$OUT/seconds.json"
+    --rounds "$rounds" --parallel-warm --share-calibration --budget "$budget" --out "$OUT" --json "$OUT/seconds.json" \
+    ${NEW_ARGS:+--new-arg=$NEW_ARGS}
 fi
 
 if [ $class = 1 ]; then

@@ -23,6 +23,10 @@ inline void install_or_die(bool threads, bool cuda) {
   SyscallFilterOptions options;
   options.threads = threads;
   options.unix_sockets = cuda;
+  // The grader sets this only for the one call it profiles with ncu, in a network namespace of the worker's own
+  // (pipeline/counters_stage.cpp); the program cannot set its own environment before this runs.
+  const char* profiled = std::getenv("GRADER_PROFILED_CALL");
+  options.loopback_sockets = cuda && profiled != nullptr && std::strcmp(profiled, "loopback") == 0;
   const int error = install_syscall_filter(options);
   if (error == 0) return;
   static const char message[] = "grader: cannot install the syscall filter in the candidate: ";

@@ -193,8 +193,8 @@ TEST_CASE("the report read back: counters, a refused profiler, a failed import")
   }
 }
 
-TEST_CASE("counters in the look: rows beside the code facts; a counter hint of lab 5 and lab 7 holds for the "
-          "uncoalesced skeleton, never for the coalesced reference") {
+TEST_CASE("counters in the look: rows beside the code facts; lab 7's counter hint holds for strided loads, never "
+          "for coalesced ones") {
   const Variables coalesced = counter_variables(parse_ncu_raw_csv(two_kernels_csv));
   const Variables strided = counter_variables(parse_ncu_raw_csv(uncoalesced_csv));
   CHECK(strided.at("sectors_per_load") == doctest::Approx(32));
@@ -236,5 +236,6 @@ TEST_CASE("counters in the look: rows beside the code facts; a counter hint of l
         CHECK_FALSE(holds(Variables{}));  // no counters (no GPU, --no-counters): no counter hint
       }
   }
-  CHECK(counter_hints >= 2);
+  // Lab 5 has none: on an H200 a thread per row read 16.5 sectors per load request, as coalesced 16-byte loads do.
+  CHECK(counter_hints >= 1);
 }

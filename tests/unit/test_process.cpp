@@ -279,6 +279,31 @@ TEST_CASE("the child starts in its workdir with fds 0-4 only, as a leased worker
   CHECK(lister.stdout_text() == "0\n1\n2\n3\n4\n5\n");
 }
 
+TEST_CASE("own_network: the child's network holds only its loopback, which is up (root only)") {
+  TempDir workdir;
+  // /proc/net is the reader's own namespace's (sysfs is not); a connection to itself on 127.0.0.1 needs lo up.
+  const std::string talk_to_itself =
+      "import socket; s = socket.socket(); s.bind(('127.0.0.1', 0)); s.listen(1); "
+      "c = socket.create_connection(s.getsockname(), timeout=5); print('loopback up')";
+  LaunchOptions options = shell("cat /proc/net/dev; python3 -c \"" + talk_to_itself + "\"", workdir.path());
+  options.own_network = true;
+  if (geteuid() != 0) {
+    // Without root no namespace can be made: start_child says which step failed, rather than run it unisolated.
+    CHECK_THROWS_WITH_AS(ChildProcess::launch(options), doctest::Contains("network namespace"), std::system_error);
+    return;
+  }
+  ChildProcess child = ChildProcess::launch(options);
+  CHECK(child.finish().kind == Ending::Kind::exited);
+  const std::string out = child.stdout_text();
+  INFO(out);
+  // /proc/net/dev: two header lines, then one line per interface; lo alone.
+  int interfaces = 0;
+  for (std::size_t at = out.find(':'); at != std::string::npos; at = out.find(':', at + 1)) ++interfaces;
+  CHECK(interfaces == 1);
+  CHECK(out.find("lo:") != std::string::npos);
+  CHECK(out.find("loopback up") != std::string::npos);
+}
+
 TEST_CASE("the child starts with default signal handling, whatever the grader ignores or blocks") {
   TempDir workdir;
   // The grader ignores SIGPIPE, and a grader thread may block signals; neither may reach the child.

@@ -4,6 +4,7 @@
 // code that the link policy cannot see. Without libseccomp or kernel seccomp the whole file is skipped (77).
 #include <doctest/doctest.h>
 #include <fcntl.h>
+#include <linux/netlink.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -248,6 +249,36 @@ TEST_CASE("sockets are refused; a socketpair (no one else can reach it) is not")
   sanitizer.unix_sockets = true;
   check_allowed(in_filtered_child(sanitizer, [] { return syscall(SYS_socket, AF_UNIX, SOCK_STREAM, 0) >= 0 ? 0 : 9; }));
   check_refused(in_filtered_child(sanitizer, [] { return static_cast<int>(syscall(SYS_socket, AF_INET, SOCK_STREAM, 0)); }),
+                "socket");
+}
+
+TEST_CASE("the one call ncu profiles may open TCP sockets on its own loopback; other families stay refused") {
+  SyscallFilterOptions profiled = with_threads(true);
+  profiled.unix_sockets = true;
+  profiled.loopback_sockets = true;
+  for (const int family : {AF_UNIX, AF_INET, AF_INET6}) {
+    INFO("family " << family);
+    check_allowed(in_filtered_child(profiled, [family] { return syscall(SYS_socket, family, SOCK_STREAM, 0) >= 0 ? 0 : 9; }));
+  }
+  // The C library's netlink view of the interfaces (getifaddrs), and nothing else of netlink.
+  check_allowed(in_filtered_child(profiled, [] { return syscall(SYS_socket, AF_NETLINK, SOCK_RAW, NETLINK_ROUTE) >= 0 ? 0 : 9; }));
+  check_refused(in_filtered_child(profiled, [] { return static_cast<int>(syscall(SYS_socket, AF_NETLINK, SOCK_RAW, NETLINK_AUDIT)); }),
+                "socket");
+  // Raw packets, the families between, and a family with junk in the upper half of its register.
+  for (const long family : {long(AF_UNSPEC), long(AF_PACKET), long(AF_INET + 1), long(AF_INET6 - 1), long(AF_INET6 + 1),
+                            long(AF_NETLINK - 1), long(AF_NETLINK + 1), long(AF_INET) | (1L << 40)}) {
+    INFO("family " << family);
+    check_refused(in_filtered_child(profiled, [family] { return static_cast<int>(syscall(SYS_socket, family, SOCK_DGRAM, 0)); }),
+                  "socket");
+  }
+  // The reporter names the family, since some families pass.
+  const Outcome packet = in_filtered_child(profiled, [] { return static_cast<int>(syscall(SYS_socket, AF_PACKET, SOCK_RAW, 0)); });
+  CHECK(packet.err.find(std::string(grader::kForbiddenSyscallMarker) + "socket of family " + std::to_string(AF_PACKET)) !=
+        std::string::npos);
+  // Without the CUDA labs' Unix sockets the option opens nothing.
+  SyscallFilterOptions cpu_lab = with_threads(true);
+  cpu_lab.loopback_sockets = true;
+  check_refused(in_filtered_child(cpu_lab, [] { return static_cast<int>(syscall(SYS_socket, AF_INET, SOCK_STREAM, 0)); }),
                 "socket");
 }
 

@@ -6,12 +6,14 @@
 // grader, as CSV, once the profiled process has ended. Counters never change a point: a missing ncu, a driver that
 // refuses profiling, a run that fails or overruns leave the report saying which, and grading goes on.
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 
 #include "inspect/ncu.h"
 #include "pipeline/grading.h"
 #include "pipeline/launch.h"
+#include "run/sandbox.h"
 
 namespace grader::pipeline {
 
@@ -43,6 +45,14 @@ void Grading::read_counters(const PerformanceItem& item, const TestResult& test)
     counters.words = "counters not read: " + why_not;
     return;
   }
+  // ncu's library in the program talks to ncu over TCP, which the syscall filter refuses unless the program is in
+  // a network namespace of its own: the box's, or one a root grader makes for it.
+  const bool boxed = Sandbox::get().available();
+  if (!boxed && ::geteuid() != 0) {
+    counters.words = "counters not read: Nsight Compute talks to the program over TCP, which is allowed only in a "
+                     "network of the program's own: bubblewrap's box, or one a root grader makes (docs/ta-guide.md)";
+    return;
+  }
   progress("counters", "performance: " + item.name + ": one more call, counted by Nsight Compute " + ncu->version);
   const fs::path dir = workdir_ / ("counters-" + std::to_string(++workers_started_));
   const fs::path report_dir = dir / "report";
@@ -54,6 +64,8 @@ void Grading::read_counters(const PerformanceItem& item, const TestResult& test)
   LaunchOptions launch =
       worker_launch_options(spec_, candidate_build_.executable, run_dir, ncu->install_dirs, {report_dir});
   if (!visible_devices_.empty()) launch.environment["CUDA_VISIBLE_DEVICES"] = visible_devices_;
+  launch.environment["GRADER_PROFILED_CALL"] = "loopback";  // grader/filter/start_filter.h
+  launch.own_network = !boxed;
   const std::vector<std::string> words = ncu_profile_words(*ncu, report_dir / "counters");
   launch.wrapper.insert(launch.wrapper.end(), words.begin(), words.end());
   const double call_seconds = profiled_call_factor * test.measurement->candidate.median + 30;

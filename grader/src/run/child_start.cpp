@@ -2,15 +2,20 @@
 #include "run/child_start.h"
 
 #include <fcntl.h>
+#include <net/if.h>
+#include <sched.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 #include <mutex>
@@ -43,13 +48,14 @@ constexpr auto kForkRetryFirstPause = std::chrono::milliseconds(25);
 constexpr auto kForkRetryLastPause = std::chrono::milliseconds(1600);
 
 // The step of starting the child that failed, as the child reports it.
-enum class StartStep : int { join_cgroup, redirect, enter_workdir, set_limits, drop_privileges, exec };
+enum class StartStep : int { join_cgroup, redirect, enter_workdir, enter_network, set_limits, drop_privileges, exec };
 
 const char* describe(StartStep step) {
   switch (step) {
     case StartStep::join_cgroup: return "entering its memory cgroup";
     case StartStep::redirect: return "placing its file descriptors";
     case StartStep::enter_workdir: return "entering its work directory";
+    case StartStep::enter_network: return "entering a network namespace of its own";
     case StartStep::set_limits: return "setting its resource limits";
     case StartStep::drop_privileges: return "dropping to its unprivileged user";
     case StartStep::exec: return "executing it";
@@ -165,6 +171,7 @@ struct ChildPlan {
   std::vector<Rlimit> rlimits;
   std::optional<UnprivilegedUser> user;  // who the child becomes; none when the grader is not root
   int cgroup_procs_fd = -1;             // the memory cgroup it joins, if any
+  bool own_network = false;             // LaunchOptions::own_network
   int fds[kReplyFd + 1] = {-1, -1, -1, -1, -1};  // fds[n] becomes the child's fd n
   int start_error_fd = -1;
 };
@@ -180,6 +187,21 @@ std::vector<char*> c_strings(std::vector<std::string>& strings) {
   const StartFailure failure{step, errno};
   [[maybe_unused]] const ssize_t ignored = write(fd, &failure, sizeof failure);
   _exit(127);
+}
+
+// A new network namespace for this process, its loopback up: 127.0.0.1 reaches only what runs in it (a new
+// namespace's loopback starts down). Plain system calls, safe between fork and exec.
+bool enter_own_network() {
+  if (unshare(CLONE_NEWNET) != 0) return false;
+  const int probe = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (probe < 0) return false;
+  struct ifreq loopback = {};
+  std::memcpy(loopback.ifr_name, "lo", 3);
+  bool up = ioctl(probe, SIOCGIFFLAGS, &loopback) == 0;
+  loopback.ifr_flags = static_cast<short>(loopback.ifr_flags | IFF_UP | IFF_RUNNING);
+  up = up && ioctl(probe, SIOCSIFFLAGS, &loopback) == 0;
+  close(probe);
+  return up;
 }
 
 // Runs in the forked child: async-signal-safe calls only, and it never returns.
@@ -213,6 +235,7 @@ std::vector<char*> c_strings(std::vector<std::string>& strings) {
   close_descriptors_from(kStartErrorFd + 1);
 
   if (chdir(plan.workdir.c_str()) != 0) report_start_failure(kStartErrorFd, StartStep::enter_workdir);
+  if (plan.own_network && !enter_own_network()) report_start_failure(kStartErrorFd, StartStep::enter_network);
   for (const Rlimit& limit : plan.rlimits) {
     if (setrlimit(limit.resource, &limit.value) != 0) report_start_failure(kStartErrorFd, StartStep::set_limits);
   }
@@ -251,6 +274,7 @@ StartedChild start_child(const LaunchOptions& options) {
   for (const auto& [name, value] : options.environment) plan.environment_storage.push_back(name + "=" + value);
   plan.envp = c_strings(plan.environment_storage);
   plan.workdir = options.workdir.string();
+  plan.own_network = options.own_network;
   StartedChild child;
   if (drops_privileges()) {
     try {

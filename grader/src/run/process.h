@@ -54,6 +54,9 @@ struct LaunchOptions {
   std::map<std::string, std::string> environment;  // the whole environment: nothing is inherited
   ProcessLimits limits;
   std::vector<std::string> wrapper;  // prefix to argv (e.g. a bubblewrap command line), empty for none
+  // A network namespace of the child's own, holding only its loopback, brought up: for a run that must talk TCP to
+  // a tool started with it (ncu) where no bubblewrap box gives it one. Root only: start_child fails otherwise.
+  bool own_network = false;
 };
 
 // How a child ended. One of these becomes the verdict when a worker stops answering.

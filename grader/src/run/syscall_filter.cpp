@@ -18,9 +18,11 @@
 
 #include <fcntl.h>
 #include <sched.h>
+#include <linux/netlink.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -98,7 +100,7 @@ std::size_t append_number(char* out, std::size_t at, std::size_t capacity, long 
 
 // Async-signal-safe: names the call on stderr, then dies of SIGSYS (SA_RESETHAND made the action the default
 // one, SA_NODEFER lets the second SIGSYS through at once), so the grader sees the signal and the words.
-void report_forbidden_call(int, siginfo_t* info, void*) {
+void report_forbidden_call(int, siginfo_t* info, void* context) {
   char line[160];
   std::size_t at = append(line, 0, sizeof line, "\n");
   at = append(line, at, sizeof line, kForbiddenSyscallMarker.data());
@@ -108,6 +110,14 @@ void report_forbidden_call(int, siginfo_t* info, void*) {
       if (g_named[i].number == info->si_syscall) name = g_named[i].name;
   if (name != nullptr) {
     at = append(line, at, sizeof line, name);
+#if defined(__x86_64__)
+    // Which socket: the filter lets some families through (AF_UNIX in CUDA labs), so the family tells which.
+    if (std::strcmp(name, "socket") == 0 && context != nullptr) {
+      at = append(line, at, sizeof line, " of family ");
+      at = append_number(line, at, sizeof line,
+                         static_cast<long>(static_cast<ucontext_t*>(context)->uc_mcontext.gregs[REG_RDI]));
+    }
+#endif
   } else {
     at = append(line, at, sizeof line, "number ");
     at = append_number(line, at, sizeof line, info->si_syscall);
@@ -188,7 +198,18 @@ int install_syscall_filter(const SyscallFilterOptions& options) {
     if (error == 0) error = add(ctx, refuse, name, SCMP_A0(SCMP_CMP_NE, self));
   // The SIGSYS reporter stays: installing another handler for SIGSYS is refused (asking for the current one is not).
   if (error == 0) error = add(ctx, refuse, "rt_sigaction", SCMP_A0(SCMP_CMP_EQ, SIGSYS), SCMP_A1(SCMP_CMP_NE, 0));
-  if (error == 0) {
+  if (error == 0 && options.unix_sockets && options.loopback_sockets) {
+    // Every family but AF_UNIX (1), AF_INET (2), AF_INET6 (10) and AF_NETLINK (16) for routes only (the C
+    // library's view of the interfaces, which in the namespace is its loopback alone, read-only to an
+    // unprivileged user): one rule per gap, as libseccomp compares an argument once per rule. The comparison is
+    // on all 64 bits: junk in the upper half is above AF_NETLINK.
+    error = add(ctx, refuse, "socket", SCMP_A0(SCMP_CMP_EQ, AF_UNSPEC));
+    for (int family = AF_INET + 1; family < AF_NETLINK && error == 0; ++family)
+      if (family != AF_INET6) error = add(ctx, refuse, "socket", SCMP_A0(SCMP_CMP_EQ, static_cast<scmp_datum_t>(family)));
+    if (error == 0)
+      error = add(ctx, refuse, "socket", SCMP_A0(SCMP_CMP_EQ, AF_NETLINK), SCMP_A2(SCMP_CMP_NE, NETLINK_ROUTE));
+    if (error == 0) error = add(ctx, refuse, "socket", SCMP_A0(SCMP_CMP_GT, AF_NETLINK));
+  } else if (error == 0) {
     error = options.unix_sockets ? add(ctx, refuse, "socket", SCMP_A0(SCMP_CMP_NE, AF_UNIX)) : add(ctx, refuse, "socket");
   }
   if (error != 0) return error;

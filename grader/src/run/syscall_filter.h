@@ -25,6 +25,10 @@ namespace grader {
 struct SyscallFilterOptions {
   bool threads = false;       // clone(CLONE_THREAD): the CUDA runtime and OpenMP need threads
   bool unix_sockets = false;  // socket(AF_UNIX): the CUDA driver opens one at start-up (so does compute-sanitizer)
+  // socket(AF_INET, AF_INET6) too, with unix_sockets: the one call profiled by Nsight Compute, whose library in the
+  // program talks to ncu over TCP. Only for a process in a network namespace of its own that holds nothing but its
+  // loopback (a bubblewrap box, or LaunchOptions::own_network), so 127.0.0.1 reaches ncu and nothing else.
+  bool loopback_sockets = false;
   pid_t self = 0;             // the process signals may go to; 0: the caller (getpid())
 };
 

@@ -109,7 +109,8 @@ Report report_with_counters() {
 }  // namespace
 
 TEST_CASE("counters: derived figures, a row per figure some side has, '-' where a side lacks it") {
-  const CpuCounters& counters = *report_with_counters().tests[0].measurement->cpu_counters;
+  const Report report = report_with_counters();  // held: the counters below are its
+  const CpuCounters& counters = *report.tests[0].measurement->cpu_counters;
   CHECK(counters.sides[1].ipc().value() == doctest::Approx(2.0));
   CHECK(counters.sides[1].per_kilo_instruction(counters.sides[1].cache_misses).value() == doctest::Approx(1.0));
   CHECK(counters.sides[1].flops_per_cycle().value() == doctest::Approx(0.5));

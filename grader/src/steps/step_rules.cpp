@@ -164,7 +164,10 @@ std::string broken_rule(const StepRule& step, const StepsSpec& steps, const Subm
     if (own_kernels.empty() && code_of(other_reached, code) == own_code)
       return step.function + " compiles to the same code as " + other + ": a step must be written with its own technique "
              "(where " + other + " is meant to run this step, let it call " + step.function + " rather than repeat it)";
-    if (own_kernels.empty() && !own_shape.empty() && shape_of(other_reached, code) == own_shape)
+    // Up to registers and the order of independent instructions, against the earlier steps only: a best function
+    // left as the skeleton gave it (lab 1's is a copy of its contiguous step, compiled with other registers) is
+    // the student's unfinished work, not a step copied from it.
+    if (own_kernels.empty() && other != steps.best && !own_shape.empty() && shape_of(other_reached, code) == own_shape)
       return step.function + " compiles to the same code as " + other + " but for its registers or the order of "
              "independent instructions: a step must be written with its own technique (where " + other + " is meant to "
              "run this step, let it call " + step.function + " rather than repeat it)";

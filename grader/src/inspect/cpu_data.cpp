@@ -18,14 +18,6 @@ bool all_hex(std::string_view text) {
   return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); });
 }
 
-std::uint64_t data_hex(std::string_view text) {
-  std::uint64_t value = 0;
-  for (char c : text) {
-    if (!std::isxdigit(static_cast<unsigned char>(c))) break;
-    value = value * 16 + static_cast<std::uint64_t>(std::isdigit(static_cast<unsigned char>(c)) ? c - '0' : (std::tolower(c) - 'a' + 10));
-  }
-  return value;
-}
 
 // Sections the program never reads a pointer from: tools' tables (unwinding, debugging), notes, relocation and
 // group sections, and CUDA's device image.
@@ -42,7 +34,7 @@ DataReference data_relocation_target(std::string_view value) {
   DataReference reference;
   const auto sign = value.find_last_of("+-");
   if (sign != std::string_view::npos && sign > 0 && value.substr(sign + 1, 2) == "0x") {
-    const auto magnitude = static_cast<std::int64_t>(data_hex(value.substr(sign + 3)));
+    const auto magnitude = static_cast<std::int64_t>(objdump_hex(value.substr(sign + 3)));
     reference.offset = value[sign] == '-' ? -magnitude : magnitude;
     value = value.substr(0, sign);
   }
@@ -93,7 +85,7 @@ ObjectData::ObjectData(std::string object, std::vector<ObjectSymbol> symbols, st
       std::string_view rest = data_trim(line.substr(first));
       const auto type_end = rest.find(' ');
       if (type_end == std::string_view::npos) continue;
-      sections_[section].relocations.emplace_back(data_hex(line.substr(0, first)),
+      sections_[section].relocations.emplace_back(objdump_hex(line.substr(0, first)),
                                                   data_relocation_target(data_trim(rest.substr(type_end))));
       continue;
     }
@@ -105,7 +97,7 @@ ObjectData::ObjectData(std::string object, std::vector<ObjectSymbol> symbols, st
     std::string& out = bytes[section];
     for (std::size_t i = 0; i + 1 < hexes.size(); ++i) {
       if (hexes[i] == ' ') continue;
-      out.push_back(static_cast<char>(data_hex(hexes.substr(i, 2))));
+      out.push_back(static_cast<char>(objdump_hex(hexes.substr(i, 2))));
       ++i;
     }
   }
@@ -253,6 +245,15 @@ void link_cpu_data(CpuFacts& facts) {
   }
   for (const auto& data : facts.data)
     for (const auto& target : data.points_to) add(target, "in " + data.name);
+}
+
+std::uint64_t objdump_hex(std::string_view text) {
+  std::uint64_t value = 0;
+  for (char c : text) {
+    if (!std::isxdigit(static_cast<unsigned char>(c))) break;
+    value = value * 16 + static_cast<std::uint64_t>(std::isdigit(static_cast<unsigned char>(c)) ? c - '0' : (std::tolower(c) - 'a' + 10));
+  }
+  return value;
 }
 
 }  // namespace grader

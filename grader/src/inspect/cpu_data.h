@@ -84,6 +84,10 @@ class ObjectData {
   std::map<std::string, SectionData> sections_;
 };
 
+// The hexadecimal number at the start of `text`, as objdump prints addresses, offsets and bytes ("4011a0", "1f
+// <matvec+0x1f>"): its leading hex digits, 0 for none. For both objdump readers, the disassembly's and the data's.
+std::uint64_t objdump_hex(std::string_view text);
+
 // Once every object is read: each string in data that names a defined function (its symbol anywhere in the string,
 // or its plain name as the whole string) points at that function, and `facts.taken` lists every function whose
 // address the objects take. Idempotent.

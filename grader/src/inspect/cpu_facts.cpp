@@ -22,15 +22,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::uint64_t hex(std::string_view text) {
-  std::uint64_t value = 0;
-  for (char c : text) {
-    if (!std::isxdigit(static_cast<unsigned char>(c))) break;
-    value = value * 16 + static_cast<std::uint64_t>(std::isdigit(static_cast<unsigned char>(c)) ? c - '0' : (std::tolower(c) - 'a' + 10));
-  }
-  return value;
-}
-
 std::string_view trim(std::string_view text) {
   while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.remove_prefix(1);
   while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
@@ -54,7 +45,7 @@ std::optional<SymbolLine> read_symbol_line(std::string_view line) {
   const auto space = line.find(' ');
   if (space == std::string_view::npos || line.size() < space + 9) return std::nullopt;
   SymbolLine symbol;
-  symbol.address = hex(line.substr(0, space));
+  symbol.address = objdump_hex(line.substr(0, space));
   const std::string_view flags = line.substr(space + 1, 7);
   symbol.global = flags[0] == 'g' || flags[0] == 'u' || flags[1] == 'w';
   symbol.function = flags[6] == 'F' || flags[4] == 'i';  // an ifunc's name is a function's, at its resolver
@@ -66,7 +57,7 @@ std::optional<SymbolLine> read_symbol_line(std::string_view line) {
   std::string_view tail = rest.substr(tab + 1);
   const auto size_end = tail.find(' ');
   if (size_end == std::string_view::npos) return std::nullopt;
-  symbol.size = hex(tail.substr(0, size_end));
+  symbol.size = objdump_hex(tail.substr(0, size_end));
   tail = trim(tail.substr(size_end + 1));
   for (std::string_view visibility : {".hidden ", ".protected ", ".internal "})
     if (tail.substr(0, visibility.size()) == visibility) tail = trim(tail.substr(visibility.size()));
@@ -89,7 +80,7 @@ Relocation read_relocation(std::string_view text) {
   // The addend follows the last + or - that is not the symbol's first character.
   auto sign = target.find_last_of("+-");
   if (sign != std::string_view::npos && sign > 0 && target.substr(sign + 1, 2) == "0x") {
-    const std::int64_t magnitude = static_cast<std::int64_t>(hex(target.substr(sign + 3)));
+    const std::int64_t magnitude = static_cast<std::int64_t>(objdump_hex(target.substr(sign + 3)));
     relocation.addend = target[sign] == '-' ? -magnitude : magnitude;
     target = target.substr(0, sign);
   }
@@ -112,7 +103,7 @@ PrintedTarget printed_target(std::string_view operands) {
   const std::string_view address = operands.substr(start, angle - start);
   if (address.empty() || !std::all_of(address.begin(), address.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); }))
     return target;
-  target.address = hex(address);
+  target.address = objdump_hex(address);
   target.present = true;
   return target;
 }
@@ -392,7 +383,7 @@ CpuFacts parse_objdump(std::string_view text, const std::string& object, std::st
     if (std::isxdigit(static_cast<unsigned char>(line[0])) && line.size() > 4 && line.substr(line.size() - 2) == ">:") {
       const auto angle = line.find(" <");
       if (angle == std::string_view::npos) continue;
-      raw.push_back({std::string(line.substr(angle + 2, line.size() - angle - 4)), section, hex(line.substr(0, angle)), {}});
+      raw.push_back({std::string(line.substr(angle + 2, line.size() - angle - 4)), section, objdump_hex(line.substr(0, angle)), {}});
       source.clear();
       continue;
     }
@@ -412,7 +403,7 @@ CpuFacts parse_objdump(std::string_view text, const std::string& object, std::st
       continue;
     }
     if (rest.empty() || rest == "...") continue;
-    raw.back().instructions.push_back({hex(address), std::string(rest), {}, source});
+    raw.back().instructions.push_back({objdump_hex(address), std::string(rest), {}, source});
   }
 
   std::vector<ObjectSymbol> table;

@@ -74,9 +74,11 @@ std::vector<std::string> ncu_profile_words(const NcuTool& ncu, const fs::path& r
           "--target-processes", "application-only",
           // The GPU's clocks are left as they are (a batch's other GPUs, and the timings after, see none of it).
           "--clock-control", "none",
-          // The call's first eight kernels: each is replayed once per pass of counters, and lab 6's call of 32
-          // kernels took 36.6 s to profile on an H200 (lab 5's one kernel 3.5 s).
-          "--launch-count", "8",
+          // The call's first two kernels (a reduction's two passes; one chunk of a pipeline, where every chunk
+          // runs the same kernel): each is replayed once per pass of counters with the call's memory restored
+          // between passes, about a second a kernel for lab 6's 1 GiB on an H200 (its run: 11.8 s with eight
+          // kernels, 5.1 s with two; bench/gpu/ncu_cost.sh).
+          "--launch-count", "2",
           "--export", report_base.string(), "--force-overwrite"};
 }
 

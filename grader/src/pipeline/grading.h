@@ -96,8 +96,9 @@ class Grading {
   void inspect_code();
   void attach_facts();
   // The counters (pipeline/counters_stage.cpp): one extra call of a timed item's variant under Nsight Compute, in a
-  // profiled worker of its own, after the item's timing; kept per measurement for attach_facts().
+  // profiled worker of its own, after the item's timing; kept per call (variant and inputs) for attach_facts().
   void read_counters(const PerformanceItem& item, const TestResult& test);
+  static std::string counted_call_key(const PerformanceItem& item);  // one profiled run per call, not per item
   bool build_sanitized();
   // The submission compiled with item_flags and the --sanitize instrumentation, linked as workdir/<name>-sanitized.
   CandidateBuild sanitized_build(const std::vector<std::string>& item_flags, const std::string& name);

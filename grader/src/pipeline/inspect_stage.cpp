@@ -51,7 +51,7 @@ void Grading::attach_facts() {
     std::string note;
     if (!yours) note = "no function of the submission could be told apart as variant '" + item.variant + "'";
     else if (!reference_facts_.read()) note = "the reference's facts: " + reference_facts_.unavailable;
-    const auto counted = counters_.find(measurement_key(item));
+    const auto counted = counters_.find(counted_call_key(item));
     const Variables no_counters;
     const Variables& counter_facts = counted == counters_.end() ? no_counters : counted->second.facts;
     test.look = make_look(yours, reference, note, counter_facts, {}, sources);

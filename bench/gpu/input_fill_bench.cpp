@@ -40,8 +40,11 @@ bool compare_fills(const char* what, std::size_t count) {
 }  // namespace
 
 int main() {
+  labkit::Rng::allow_threads(true);  // as the lab kit does for a GPU lab's problem (CudaProblem)
   cpu_set_t allowed;
-  std::printf("fill: %d CPUs allowed\n", sched_getaffinity(0, sizeof allowed, &allowed) == 0 ? CPU_COUNT(&allowed) : 1);
+  std::printf("fill: %d CPUs allowed, %d threads for 2^28 elements\n",
+              sched_getaffinity(0, sizeof allowed, &allowed) == 0 ? CPU_COUNT(&allowed) : 1,
+              labkit::Rng::fill_threads(std::size_t{1} << 28));
   const bool floats = compare_fills<float>("lab 8: 2^28 floats", std::size_t{1} << 28);
   const bool doubles = compare_fills<double>("lab 6: 2^27 doubles (1 GiB)", std::size_t{1} << 27);
   return floats && doubles ? 0 : 1;

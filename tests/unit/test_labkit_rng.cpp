@@ -29,7 +29,19 @@ TEST_CASE("discard moves the generator as that many draws do") {
   }
 }
 
+TEST_CASE("threads only where the process may start them, and only for large arrays") {
+  // A CPU lab's candidate that starts a thread is ended by the syscall filter: off until the lab kit allows it.
+  labkit::Rng::allow_threads(false);
+  CHECK(labkit::Rng::fill_threads(std::size_t{1} << 28) == 1);
+  labkit::Rng::allow_threads(true);
+  CHECK(labkit::Rng::fill_threads((std::size_t{1} << 22) - 1) == 1);
+  CHECK(labkit::Rng::fill_threads(std::size_t{1} << 28) >= 1);
+  CHECK(labkit::Rng::fill_threads(std::size_t{1} << 28) <= 16);
+  labkit::Rng::allow_threads(false);
+}
+
 TEST_CASE("a large fill, drawn in shares, equals one thread's draws and leaves the same state") {
+  labkit::Rng::allow_threads(true);
   // Over the one-thread bound (2^22) and not a multiple of any share count, so the last share is short.
   const std::size_t count = (std::size_t{1} << 22) + 12345;
   labkit::Rng by_hand(7), filled(7);
@@ -45,6 +57,7 @@ TEST_CASE("a large fill, drawn in shares, equals one thread's draws and leaves t
   filled_doubles.fill(doubles.data(), doubles.size(), -3.0, 5.0);
   CHECK(std::memcmp(expected_doubles.data(), doubles.data(), count * sizeof(double)) == 0);
   CHECK(by_hand_doubles.next() == filled_doubles.next());
+  labkit::Rng::allow_threads(false);
 }
 
 TEST_CASE("a small fill of whole numbers equals one thread's draws") {

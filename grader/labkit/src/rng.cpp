@@ -1,7 +1,8 @@
 // rng.cpp: the lab kit's generator (labkit.h, Rng): xoshiro256** seeded through splitmix64, its jump-ahead to any
 // position, and the fill of large arrays by several threads that gives the very values one thread would.
 //
-// Why threads, and why a jump-ahead: every worker draws its inputs in setup(), the candidate's and the judge's, for
+// Threads only where the process may start them (Rng::allow_threads: a GPU lab's problem; the syscall filter ends a
+// CPU lab's candidate that starts one). Why threads, and why a jump-ahead: every worker draws its inputs in setup(), the candidate's and the judge's, for
 // every case and every timed item. One thread draws about a billion numbers in a second, so lab 8's 2^28 floats
 // cost a second per setup and lab 6's 1 GiB A more; on a GPU lab that is most of a grading. The values must not
 // change (a seed replays a case, and the judge and the candidate must draw the same), so each thread starts where
@@ -13,7 +14,7 @@
 
 #include <algorithm>
 #include <array>
-#include <exception>
+#include <atomic>
 #include <system_error>
 #include <thread>
 #include <vector>
@@ -88,12 +89,7 @@ void apply_to_state(const BitMatrix& map, std::uint64_t (&s)[4]) {
 constexpr std::size_t one_thread_below = std::size_t{1} << 22;
 constexpr int most_threads = 16;
 
-// The CPUs this process may run on (a worker the grader pinned gets those), at most most_threads.
-int threads_for_fill() {
-  cpu_set_t allowed;
-  const int cpus = sched_getaffinity(0, sizeof allowed, &allowed) == 0 ? CPU_COUNT(&allowed) : 1;
-  return std::clamp(cpus, 1, most_threads);
-}
+std::atomic<bool> threads_allowed{false};  // Rng::allow_threads
 
 template <class T>
 void draw_share(std::uint64_t (&s)[4], T* values, std::size_t count, double lo, double hi) {
@@ -107,7 +103,7 @@ void draw_share(std::uint64_t (&s)[4], T* values, std::size_t count, double lo, 
 // stay the same whatever starts. The generator ends where the last share ends.
 template <class T>
 void fill_in_shares(std::uint64_t (&state)[4], T* values, std::size_t count, double lo, double hi) {
-  const int threads = count < one_thread_below ? 1 : threads_for_fill();
+  const int threads = Rng::fill_threads(count);
   if (threads == 1) {
     draw_share(state, values, count, lo, hi);
     return;
@@ -159,6 +155,15 @@ Rng::Rng(std::uint64_t seed) {
 }
 
 std::uint64_t Rng::next() { return xoshiro_step(s_); }
+
+void Rng::allow_threads(bool allowed) { threads_allowed = allowed; }
+
+int Rng::fill_threads(std::size_t count) {
+  if (count < one_thread_below || !threads_allowed) return 1;
+  cpu_set_t allowed;  // the CPUs this process may run on (a worker the grader pinned gets those)
+  const int cpus = sched_getaffinity(0, sizeof allowed, &allowed) == 0 ? CPU_COUNT(&allowed) : 1;
+  return std::clamp(cpus, 1, most_threads);
+}
 
 void Rng::discard(std::uint64_t count) {
   if (count < 4096) {  // stepping is cheaper than the matrix

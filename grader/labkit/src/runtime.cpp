@@ -300,6 +300,7 @@ class Worker {
 
     auto start = monotonic_nanoseconds();
     problem_ = factory_();
+    Rng::allow_threads(problem_->may_start_threads());
     fresh_ = FreshInputs();
     Case c(std::move(params), seed, std::move(supplied));
     try {

@@ -64,6 +64,13 @@ for i in 1 2 3; do
   nvidia-smi -i "$uuid" --query-gpu=ecc.errors.uncorrected.volatile.total --format=csv,noheader,nounits >/dev/null
   awk -v a="$t0" -v b="$EPOCHREALTIME" -v i="$i" 'BEGIN { printf "nvidia-smi ECC query %d: %.2f s\n", i, b - a }'
 done
+# Four at once, as four gradings of a --gpus 4 batch may ask: do they wait for each other?
+t0=$EPOCHREALTIME
+for i in 1 2 3 4; do
+  nvidia-smi -i "$uuid" --query-gpu=ecc.errors.uncorrected.volatile.total --format=csv,noheader,nounits >/dev/null &
+done
+wait
+awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "nvidia-smi ECC query, 4 at once: %.2f s in all\n", b - a }'
 
 echo "== gradings ($kinds; $GRADER ${NEW_ARGS:---no-counters})"
 # The GPU's own calibration (by UUID) first, into the cache grading_seconds.py gives this grader: otherwise the first

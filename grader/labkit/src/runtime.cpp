@@ -300,6 +300,7 @@ class Worker {
 
     auto start = monotonic_nanoseconds();
     problem_ = factory_();
+    Rng::allow_threads(problem_->may_start_threads());
     fresh_ = FreshInputs();
     Case c(std::move(params), seed, std::move(supplied));
     try {
@@ -447,29 +448,6 @@ double Params::real(std::string_view key) const {
   return it->second;
 }
 double Params::real(std::string_view key, double fallback) const { return has(key) ? real(key) : fallback; }
-
-Rng::Rng(std::uint64_t seed) {
-  for (auto& word : s_) {  // splitmix64
-    seed += 0x9e3779b97f4a7c15ULL;
-    std::uint64_t z = seed;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    word = z ^ (z >> 31);
-  }
-}
-
-std::uint64_t Rng::next() {
-  auto rotl = [](std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); };
-  const std::uint64_t result = rotl(s_[1] * 5, 7) * 9;
-  const std::uint64_t t = s_[1] << 17;
-  s_[2] ^= s_[0];
-  s_[3] ^= s_[1];
-  s_[1] ^= s_[2];
-  s_[0] ^= s_[3];
-  s_[2] ^= t;
-  s_[3] = rotl(s_[3], 45);
-  return result;
-}
 
 const ArrayRef* Case::supplied(std::string_view name) const {
   auto it = supplied_.find(std::string(name));

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <ctime>
 #include <fstream>
+#include <mutex>
 #include <tuple>
 
 #include <unistd.h>
@@ -30,6 +31,36 @@ std::string utc_stamp(const char* format) {
 }
 
 fs::path retired_folder(const fs::path& out) { return out / "gpu-retired"; }
+
+// Each GPU's uncorrectable ECC count as read by the check after its last grading (by UUID; nothing: the GPU has no
+// ECC). The next grading on that GPU starts from it instead of asking nvidia-smi again when it claims the GPU: the GPU
+// was held through that check and given back only after it, so no code ran on it between the two readings. That is
+// one nvidia-smi call fewer per student, made while the student holds a GPU, and nvidia-smi calls of the gradings on
+// the other GPUs wait for each other in the driver. A count that rose while the GPU was idle between two gradings is
+// then seen by the next one, which is voided and graded again elsewhere, and the GPU retired: as it should be. Kept for
+// the grader's life (a batch is one process); a UUID names one GPU, and its volatile count only grows.
+class EccCountsAfterGrading {
+ public:
+  std::optional<std::optional<long long>> find(const std::string& uuid) {
+    std::lock_guard lock(mutex_);
+    const auto found = counts_.find(uuid);
+    if (found == counts_.end()) return std::nullopt;
+    return found->second;
+  }
+  void remember(const std::string& uuid, std::optional<long long> count) {
+    std::lock_guard lock(mutex_);
+    counts_[uuid] = count;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::map<std::string, std::optional<long long>> counts_;
+};
+
+EccCountsAfterGrading& ecc_counts_after_grading() {
+  static EccCountsAfterGrading counts;
+  return counts;
+}
 
 }  // namespace
 
@@ -72,7 +103,8 @@ StudentGrading on_claimed_gpu(StudentGrading grading, const ClaimGpu& claim, Cla
   grading.claim_gpu = [&claim, &claimed, &calibrations] {
     const Gpu gpu = claim();
     claimed.gpu = gpu;
-    claimed.ecc_errors_before = uncorrectable_ecc_errors(gpu);
+    const auto known = ecc_counts_after_grading().find(gpu.uuid);
+    claimed.ecc_errors_before = known ? *known : uncorrectable_ecc_errors(gpu);
     GpuAssignment assignment{gpu.index, gpu.uuid, std::nullopt};
     if (const auto found = calibrations.find(gpu.uuid); found != calibrations.end()) assignment.calibration = found->second;
     return assignment;
@@ -85,6 +117,7 @@ std::string gpu_failure_after(const Report& report, const ClaimedGpu& claimed) {
   if (std::string why = gpu_failure_in(report); !why.empty()) return why;
   if (std::string why = gpu_health_problem(*claimed.gpu); !why.empty()) return why;
   const auto after = uncorrectable_ecc_errors(*claimed.gpu);
+  ecc_counts_after_grading().remember(claimed.gpu->uuid, after);
   if (claimed.ecc_errors_before && after && *after > *claimed.ecc_errors_before)
     return "its uncorrectable ECC errors rose from " + std::to_string(*claimed.ecc_errors_before) + " to " +
            std::to_string(*after) + " during the grading";

@@ -328,6 +328,9 @@ class CudaProblem : public Problem {
     LABKIT_CUDA_CHECK(cudaDeviceSynchronize());  // in place before the trial's clock starts
   }
 
+  // A GPU lab's processes may start threads (the CUDA runtime does): large inputs are drawn by several (labkit.h).
+  bool may_start_threads() const override { return true; }
+
   void finish() override {
     if (const cudaError_t s = cudaGetLastError(); s != cudaSuccess) cuda::fail(s, "from a launch in the code that ran");
     if (const cudaError_t s = cudaDeviceSynchronize(); s != cudaSuccess)

@@ -107,10 +107,32 @@ class Rng {
     return lo + (hi - lo) * static_cast<double>(next() >> 11) * 0x1.0p-53;
   }
   std::int64_t below(std::int64_t bound) { return static_cast<std::int64_t>(next() % static_cast<std::uint64_t>(bound)); }
+
+  // values[i] = uniform(lo, hi) converted to the element type, for i < count, in order: the same values, and the
+  // same generator state after, as count calls of uniform(). Where the process may start threads (allow_threads), a
+  // large array is drawn in shares by several threads, each starting at its share's first draw (discard), so that
+  // setting up a 2^28-element input costs milliseconds, not a second in each of the candidate's and the judge's
+  // workers for every timed item (lab 8; lab 6's 1 GiB A).
+  void fill(float* values, std::size_t count, double lo, double hi);
+  void fill(double* values, std::size_t count, double lo, double hi);
+  void fill(std::int32_t* values, std::size_t count, double lo, double hi);
+  void fill(std::int64_t* values, std::size_t count, double lo, double hi);
   template <class T>
   void fill(std::vector<T>& values, double lo, double hi) {
-    for (auto& v : values) v = static_cast<T>(uniform(lo, hi));
+    fill(values.data(), values.size(), lo, hi);
   }
+
+  // Moves the generator `count` draws on, as count calls of next() would, in about 2 log2(count) products of
+  // 256 x 256 bit matrices (the generator's step is linear over GF(2)): a jump-ahead to any position.
+  void discard(std::uint64_t count);
+
+  // Whether fill() may start threads in this process: the lab kit's main() sets it from the problem
+  // (Problem::may_start_threads) before each setup. Off by default: the syscall filter ends a candidate that starts
+  // a thread in a lab that does not allow threads (SIGSYS), whoever's code starts it.
+  static void allow_threads(bool allowed);
+  // The threads fill() would draw `count` elements with: 1 below 2^22 elements or where threads are not allowed,
+  // else the CPUs this process may run on, at most 16.
+  static int fill_threads(std::size_t count);
 
  private:
   std::uint64_t s_[4];
@@ -223,6 +245,11 @@ class Problem {
     (void)by;
     return false;
   }
+
+  // Whether the lab kit may start threads of its own in this process (Rng::fill of a large input). Only where the
+  // syscall filter lets the lab's processes start threads (policy.h, lab_allows_threads): every GPU lab, since the
+  // CUDA runtime starts threads of its own; CudaProblem says yes. A CPU lab's candidate that started one would trap.
+  virtual bool may_start_threads() const { return false; }
 
   // How many elements of each input array the lab kit changes before a fresh call. Enough that a cache keyed
   // on a sample of the inputs misses a change, and that a stale answer fails the check; a harness whose

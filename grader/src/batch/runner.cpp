@@ -16,6 +16,7 @@
 #include "batch/gradebook.h"
 #include "batch/stored_report.h"
 #include "batch/summary.h"
+#include "batch/timing_plan.h"
 #include "build/build.h"
 #include "core/atomic_file.h"
 #include "calibrate/calibration.h"
@@ -23,6 +24,7 @@
 #include "report/html_report.h"
 #include "report/writers.h"
 #include "report/verdict.h"
+#include "run/syscall_filter.h"
 
 namespace grader {
 
@@ -163,6 +165,28 @@ void grade_on_each_gpu(ClassGrading& c, const std::vector<const Submission*>& to
                     "check the GPUs (nvidia-smi), then run the same command again: it grades just them");
 }
 
+// How this class's timings share the machine (batch/timing_plan.h), measuring what may run beside a timing the
+// first time a lab that could share it is graded here. Said on the progress either way, with the figures.
+TimingPlan plan_class_timing(const Environment& env, const LabSpec& spec, BatchProgress& progress) {
+  std::optional<Interference> measured;
+  if (needs_whole_machine(spec).empty() && syscall_filter_built()) {
+    measured = load_interference(env);
+    if (!measured) {
+      progress.note("measuring once what may run beside a timing on this machine (some seconds; " +
+                    interference_path(env).string() + ", `grader calibrate` renews it)");
+      if (busy_machine()) progress.note("warning: the machine is busy: the measurement will likely say one at a time");
+      try {
+        measured = run_interference_calibration(env);
+      } catch (const std::exception& error) {
+        progress.note(std::string("warning: the interference calibration failed (") + error.what() + "); timing one at a time");
+      }
+    }
+  }
+  TimingPlan plan = plan_timing(spec, measured, syscall_filter_built());
+  progress.note("timing: " + plan.mode + ", because " + plan.why);
+  return plan;
+}
+
 }  // namespace
 
 BatchCounts run_batch(const Environment& env, const LabSpec& spec, const std::vector<Submission>& students,
@@ -177,8 +201,11 @@ BatchCounts run_batch(const Environment& env, const LabSpec& spec, const std::ve
     todo.push_back(&s);
   }
 
-  TimingGate timing_gate;
+  // --quick times nothing; --gpus makes each GPU its own timing slot.
+  const TimingPlan plan = run.grading.quick || !run.gpus.empty() ? TimingPlan{} : plan_class_timing(env, spec, progress);
+  TimingGate timing_gate(plan.gate);
   StudentGrading grading = run.grading;
+  if (!plan.mode.empty()) grading.timing_mode = plan.mode;
   grading.timing_gate = &timing_gate;
   std::mutex counts_mutex;
   ClassGrading shared{env, spec, store, run, progress, counts, counts_mutex};

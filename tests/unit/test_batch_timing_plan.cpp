@@ -4,6 +4,10 @@
 #include <doctest/doctest.h>
 #include <pthread.h>
 #include <sched.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
 
 #include <atomic>
 #include <chrono>
@@ -12,6 +16,7 @@
 
 #include "batch/timing_plan.h"
 #include "core/cpus.h"
+#include "run/syscall_filter.h"
 #include "spec/lab_spec.h"
 
 using namespace grader;
@@ -116,27 +121,34 @@ TEST_CASE("two slots time at once, and work runs beside them on its own CPUs") {
   wide.slot_cpus = {{mine.front()}, {mine.front()}};  // CPUs this process has, whatever the machine
   wide.work_cpus = {mine.back()};
   TimingGate gate(wide);
-  TimingGate::Timing first(gate);
-  CHECK(calling_thread_cpus() == std::vector<int>{mine.front()});
+  // In a thread of its own, as a batch's gradings are: the main thread's mask is the process's.
+  std::vector<int> timing_saw, process_saw, after_saw, work_saw;
   std::atomic<bool> second_timing{false}, work_started{false};
-  std::vector<int> work_saw;
-  std::thread other([&] {
-    TimingGate::Timing second(gate);
-    second_timing = true;
+  std::thread grading([&] {
+    TimingGate::Timing first(gate);
+    timing_saw = calling_thread_cpus();
+    process_saw = affinity_cpus();
+    std::thread other([&] {
+      TimingGate::Timing second(gate);
+      second_timing = true;
+    });
+    CHECK(becomes_true(second_timing));
+    other.join();
+    std::thread worker([&] {
+      TimingGate::Work work(gate);
+      work_saw = calling_thread_cpus();
+      work_started = true;
+    });
+    CHECK(becomes_true(work_started));  // beside a timing
+    worker.join();
+    first.release();
+    after_saw = calling_thread_cpus();
   });
-  CHECK(becomes_true(second_timing));
-  other.join();
-  std::thread worker([&] {
-    TimingGate::Work work(gate);
-    work_saw = calling_thread_cpus();
-    work_started = true;
-  });
-  CHECK(becomes_true(work_started));  // beside a timing
-  worker.join();
+  grading.join();
+  CHECK(timing_saw == std::vector<int>{mine.front()});
+  CHECK(process_saw == mine);  // the process's CPUs (threads, the machine's id) do not move with a turn
   CHECK(work_saw == std::vector<int>{mine.back()});
-  first.release();
-  CHECK(calling_thread_cpus() == mine);  // given back
-  CHECK(affinity_cpus() == mine);       // and the process's CPUs never moved
+  CHECK(after_saw == mine);    // given back
 }
 
 TEST_CASE("with more slots but no work beside, a timing still waits for the work in progress") {
@@ -154,4 +166,27 @@ TEST_CASE("with more slots but no work beside, a timing still waits for the work
   work.reset();
   CHECK(becomes_true(timed));
   timer.join();
+}
+
+TEST_CASE("a program of a lab without threads cannot leave the CPU its turn gave it") {
+  if (!syscall_filter_built()) {
+    // Then no batch shares the cores: the plan says why.
+    CHECK(plan_timing(lab("lab1-matvec"), quiet_sixteen(), syscall_filter_built()).mode == "one at a time");
+    return;
+  }
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    SyscallFilterOptions options;  // no threads, as lab 1's candidates run
+    if (install_syscall_filter(options) != 0) ::_exit(3);
+    cpu_set_t all;
+    CPU_ZERO(&all);
+    for (int cpu = 0; cpu < 8; ++cpu) CPU_SET(cpu, &all);
+    const bool refused = ::sched_setaffinity(0, sizeof all, &all) != 0 && errno == EPERM;
+    ::_exit(refused ? 0 : 1);
+  }
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
 }

@@ -254,7 +254,7 @@ void run_batch_command(BatchCommand command) {
   std::cerr << spec.name() << ": " << students.size() << " student(s), " << (students.size() - to_grade)
             << " already graded; grading " << to_grade << " with " << command.jobs << " job(s)"
             << (!run.gpus.empty() ? ", one student per GPU on " + std::to_string(run.gpus.size()) + " GPU(s)"
-                : command.quick   ? ", --quick" : ", timings one at a time")
+                : command.quick   ? ", --quick" : "")
             << "; batch seed " << settings.seed << "\n";
   if (run.gradescope) {
     std::cerr << "writing Gradescope files too (this folder's batch asked for them once; .batch.json keeps it)\n";

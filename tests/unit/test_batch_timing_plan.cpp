@@ -70,6 +70,7 @@ TEST_CASE("on the 2-vCPU VM a build beside lab 1's timing is measured harmful: o
   CHECK(plan.gate.slots() == 1);
   CHECK_FALSE(plan.gate.work_beside());
   CHECK(plan.gate.slot_cpus.empty());        // unpinned: the timing keeps the whole machine, as on main
+  CHECK(plan.between_turns_cpus.empty());
   CHECK(plan.why.find("8.4%") != std::string::npos);  // the figure that decided it
   CHECK(plan.tolerance == doctest::Approx(0.015));    // half lab 1's target_noise of 3%
 }
@@ -80,6 +81,7 @@ TEST_CASE("a quiet 16-core host: half the cores time lab 1, the rest build besid
   REQUIRE(plan.gate.work_beside());
   CHECK(plan.gate.work_cpus == std::vector<int>{8, 9, 10, 11, 12, 13, 14, 15});
   for (const auto& slot : plan.gate.slot_cpus) CHECK(slot.size() == 1);
+  CHECK(plan.between_turns_cpus == plan.gate.work_cpus);  // unpacking, storing: never on a slot's CPU
   CHECK(plan.mode == "8 timing slots, work beside them");
 }
 
@@ -91,6 +93,7 @@ TEST_CASE("slots without work beside, up to the first count that disturbed") {
   CHECK(plan.gate.slots() == 2);
   CHECK_FALSE(plan.gate.work_beside());
   CHECK(plan.mode == "2 timing slots");
+  CHECK(plan.between_turns_cpus.size() == 14);  // the grading threads keep off both slots' CPUs
 }
 
 TEST_CASE("lab 3 times on every thread: one at a time whatever the calibration says") {

@@ -1,5 +1,8 @@
 #include "batch/runner.h"
 
+#include <pthread.h>
+#include <sched.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -165,9 +168,24 @@ void grade_on_each_gpu(ClassGrading& c, const std::vector<const Submission*>& to
                     "check the GPUs (nvidia-smi), then run the same command again: it grades just them");
 }
 
+// The calling thread on `cpus` (none: left as it is); what it starts inherits them.
+void keep_thread_on(const std::vector<int>& cpus) {
+  if (cpus.empty()) return;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  for (int cpu : cpus) CPU_SET(cpu, &set);
+  pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+}
+
 // How this class's timings share the machine (batch/timing_plan.h), measuring what may run beside a timing the
 // first time a lab that could share it is graded here. Said on the progress either way, with the figures.
-TimingPlan plan_class_timing(const Environment& env, const LabSpec& spec, BatchProgress& progress) {
+TimingPlan plan_class_timing(const Environment& env, const LabSpec& spec, bool asked_one_at_a_time, BatchProgress& progress) {
+  if (asked_one_at_a_time) {
+    TimingPlan plan;
+    plan.mode = "one at a time";
+    progress.note("timing: one at a time, because --one-at-a-time asked for it");
+    return plan;
+  }
   std::optional<Interference> measured;
   if (needs_whole_machine(spec).empty() && syscall_filter_built()) {
     measured = load_interference(env);
@@ -202,7 +220,9 @@ BatchCounts run_batch(const Environment& env, const LabSpec& spec, const std::ve
   }
 
   // --quick times nothing; --gpus makes each GPU its own timing slot.
-  const TimingPlan plan = run.grading.quick || !run.gpus.empty() ? TimingPlan{} : plan_class_timing(env, spec, progress);
+  const TimingPlan plan = run.grading.quick || !run.gpus.empty() || todo.empty()
+                              ? TimingPlan{}
+                              : plan_class_timing(env, spec, run.one_at_a_time, progress);
   TimingGate timing_gate(plan.gate);
   StudentGrading grading = run.grading;
   if (!plan.mode.empty()) grading.timing_mode = plan.mode;
@@ -219,6 +239,7 @@ BatchCounts run_batch(const Environment& env, const LabSpec& spec, const std::ve
   std::exception_ptr stopped_by;
 
   auto worker = [&] {
+    keep_thread_on(plan.between_turns_cpus);  // a timing slot's CPU is its timed student's alone
     while (!stop) {
       const std::size_t index = next++;
       if (index >= todo.size()) return;

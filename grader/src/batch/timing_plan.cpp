@@ -86,12 +86,14 @@ TimingPlan plan_timing(const LabSpec& spec, const std::optional<Interference>& m
     slots = std::max(1, cpus / 2);
     for (int s = 0; s < slots; ++s) plan.gate.slot_cpus.push_back({m.cpus[static_cast<std::size_t>(s)]});
     plan.gate.work_cpus.assign(m.cpus.begin() + slots, m.cpus.end());
+    plan.between_turns_cpus = plan.gate.work_cpus;
     plan.mode = slots == 1 ? "work beside the timing" : std::to_string(slots) + " timing slots, work beside them";
     plan.why = figures;
     return plan;
   }
   if (slots > 1) {
     for (int s = 0; s < slots; ++s) plan.gate.slot_cpus.push_back({m.cpus[static_cast<std::size_t>(s)]});
+    plan.between_turns_cpus.assign(m.cpus.begin() + slots, m.cpus.end());
     plan.mode = std::to_string(slots) + " timing slots";
     plan.why = "nothing beside them: " + figures;
     return plan;

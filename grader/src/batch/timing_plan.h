@@ -28,6 +28,9 @@ namespace grader {
 
 struct TimingPlan {
   TimingGate::Plan gate;   // slots, their CPUs, the work CPUs (default: one at a time)
+  // Where a grading thread runs between its turns (unpacking an archive, storing a report): the CPUs of no slot.
+  // Empty: anywhere (one at a time, or every CPU a slot).
+  std::vector<int> between_turns_cpus;
   std::string mode;        // "one at a time", "work beside the timing", "N timing slots"
   std::string why;         // the figures that decided it
   double tolerance = 0;

@@ -47,7 +47,9 @@ TimingPlan plan_timing(const LabSpec& spec, const std::optional<Interference>& m
   if (!filter_built)
     return one_at_a_time("this grader has no syscall filter (built without libseccomp), so a student's program could "
                          "move itself onto the CPU of a classmate's timing");
-  if (!measured) return one_at_a_time("no interference calibration for this machine");
+  if (!measured)
+    return one_at_a_time("nothing was measured to run beside a timing on this machine (`grader calibrate --interference` "
+                         "measures it; a batch does so itself on 4 CPUs or more)");
   const Interference& m = *measured;
   const int cpus = static_cast<int>(m.cpus.size());
   if (cpus < 2) return one_at_a_time("one CPU: nothing can run beside a timing");

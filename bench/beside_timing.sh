@@ -16,6 +16,9 @@
 # Prints each figure (GB/s of the reference's matvec, and of a STREAM triad) and the slowdown against (1). A slowdown
 # under the timing's own noise (about 2%) would let that kind of work share the machine with a timing, on disjoint
 # cores; anything more says: one at a time. Needs OpenBLAS (the bench's dgemv row) and taskset.
+# The grader's own form of this measurement, which `grader batch` reads to choose how timings share the cores, is
+# `grader calibrate --interference` (calibrate/interference.h, batch/timing_plan.h); this script keeps lab 1's own
+# kernel as the timed program, to check that probe against the real thing.
 # Environment: OUT (default /tmp/beside-timing).
 set -uo pipefail
 cd "$(dirname "$0")/.."

@@ -3,8 +3,9 @@
 
 Makes a class of N submissions of a CPU lab (default: 10 of lab1): copies of the reference, of the mid-tier submission
 (bench/mid_tier/, where the lab has one) and of the skeleton, in turn. Grades it with `grader batch --jobs J` (timed,
-all students timed, one batch seed), and prints the wall time, students per minute and what a class of 100 would
-take at that pace. From the reports' `stage_seconds` it also says what bounds the batch: the seconds the class spent
+all students timed, one batch seed), and prints the timing mode the batch chose (one at a time, work beside the
+timing, parallel timing slots: batch/timing_plan.h, from `grader calibrate --interference`, run before the clock),
+the wall time, students per minute and what a class of 100 would take at that pace. From the reports' `stage_seconds` it also says what bounds the batch: the seconds the class spent
 timing (one student at a time, pipeline/timing_gate.h) against the wall time, and the rest of the work (builds,
 correctness, expected outputs), which may overlap other students' work but, on main, never anyone's timing. When the
 timing share is near 1, only a shorter timing or timing several students at once can make the batch faster; when
@@ -48,6 +49,8 @@ def grade_class(grader, root, lab, submissions, out, jobs, cache):
     env = dict(os.environ, NO_COLOR="1", GRADER_CACHE=cache)
     # Warm and calibrated before the clock starts: the lab's one-time build and the calibration are no student's.
     subprocess.run([grader, "--root", root, "calibrate"], capture_output=True, env=env)
+    # What may run beside a timing, measured once per machine (a grader without --interference says no: ignored).
+    subprocess.run([grader, "--root", root, "calibrate", "--interference"], capture_output=True, env=env)
     subprocess.run([grader, "--root", root, "grade", lab, "--submission", os.path.join(root, "reference", LABS[lab]),
                     "--quick"], capture_output=True, env=env)
     argv = [grader, "--root", root, "batch", lab, submissions, "--out", out, "--jobs", str(jobs), "--seed", str(SEED),
@@ -58,6 +61,9 @@ def grade_class(grader, root, lab, submissions, out, jobs, cache):
     seconds = time.monotonic() - start
     if done.returncode not in (0, 1):
         print(done.stdout[-2000:] + done.stderr[-2000:])
+    for line in done.stderr.splitlines():  # the batch's timing mode and why (batch/timing_plan.h)
+        if line.startswith("timing: "):
+            print("  " + line)
     reports = []
     for name in sorted(os.listdir(out)):
         if name.endswith(".json") and not name.startswith("."):

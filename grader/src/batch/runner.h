@@ -31,6 +31,9 @@ struct BatchRun {
   bool gradescope = false;  // also <id>.results.json
   std::string reason;       // --reason: recorded with each regrade (batch/audit.h)
   bool bundles = true;      // also <id>.bundle, each student's replay bundle
+  // --one-at-a-time: one timing slot, nothing beside it, whatever the interference calibration allows
+  // (batch/timing_plan.h).
+  bool one_at_a_time = false;
   StudentGrading grading;   // seed, --quick, archive limits, scratch folder (run_batch sets the timing mutex)
   // --gpus: one student per GPU at a time, each GPU its own timing slot (batch/gpu_slots.h); empty: the machine's
   // one timing slot. With each GPU's own calibration by UUID (batch/gpu_batch.h's calibrate_gpus).

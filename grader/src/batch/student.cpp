@@ -159,6 +159,7 @@ GradedStudent grade_student(const Environment& env, const LabSpec& spec, const S
                   {"batch_seed", grading.batch_seed},
                   {"quick", grading.quick},
                   {"graded_at", utc_now()}};
+  if (!grading.timing_mode.empty()) graded.batch["timing"] = grading.timing_mode;
   if (!case_mismatches.empty()) graded.batch["case_mismatches"] = case_mismatches;
   if (submission.late) graded.batch["late"] = true;
   return graded;

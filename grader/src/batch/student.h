@@ -34,6 +34,9 @@ struct StudentGrading {
   // The class's timing gate (GradeOptions::timing_gate): one student times at a time, with nothing else of the
   // class running beside it. Null: no gate (--gpus, where each GPU is its own timing slot).
   TimingGate* timing_gate = nullptr;
+  // How the class's timings shared the machine (batch/timing_plan.h): "one at a time", "work beside the timing",
+  // ...; kept in the report's "batch" object as `timing`. Empty: not said (--quick, --gpus).
+  std::string timing_mode;
   std::function<void(const std::string&)> progress;  // the pipeline's one-line status updates
   // Non-empty: this student's replay bundle goes here (bundle/bundle.h). A submission refused before the
   // pipeline (a bad archive) has nothing to replay and gets none.

@@ -1,5 +1,6 @@
 #include "core/unique_name.h"
 #include "calibrate/calibration.h"
+#include "calibrate/interference.h"
 
 #include <unistd.h>
 
@@ -195,6 +196,9 @@ Calibration run_calibration(const Environment& env, bool measure_gpu) {
     data.update(gpu);
   }
 
+  // What may run beside a timing was measured on the machine as it was then: measured again by the next batch.
+  std::error_code stale;
+  fs::remove(interference_path(env), stale);
   data["machine_id"] = machine_id();
   data["cpu"] = cpu_model();
   data["hostname"] = host_name();

@@ -29,6 +29,7 @@ struct BatchCommand {
   int jobs = usable_cpus();
   std::string gpus;  // --gpus N|all (batch/gpu_slots.h); empty: one timing slot for the machine
   bool quick = false;
+  bool one_at_a_time = false;  // --one-at-a-time: whatever the interference calibration allows (batch/timing_plan.h)
   bool counters = false;  // --counters / --no-counters (GradeOptions::counters); off by default in a batch
   std::optional<std::uint64_t> seed;  // from seed_text, read whole (cli/values.h)
   std::optional<std::string> seed_text;

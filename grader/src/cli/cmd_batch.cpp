@@ -246,6 +246,7 @@ void run_batch_command(BatchCommand command) {
   run.bundles = !command.no_bundles;
   run.grading = student_grading(command, settings);
   run.gpus = gpus;
+  run.one_at_a_time = command.one_at_a_time;
 
   std::size_t to_grade = 0;
   for (const auto& s : students)
@@ -254,7 +255,7 @@ void run_batch_command(BatchCommand command) {
   std::cerr << spec.name() << ": " << students.size() << " student(s), " << (students.size() - to_grade)
             << " already graded; grading " << to_grade << " with " << command.jobs << " job(s)"
             << (!run.gpus.empty() ? ", one student per GPU on " + std::to_string(run.gpus.size()) + " GPU(s)"
-                : command.quick   ? ", --quick" : ", timings one at a time")
+                : command.quick   ? ", --quick" : "")
             << "; batch seed " << settings.seed << "\n";
   if (run.gradescope) {
     std::cerr << "writing Gradescope files too (this folder's batch asked for them once; .batch.json keeps it)\n";
@@ -327,6 +328,9 @@ void setup_batch(CLI::App& app) {
   batch->add_option("--jobs,-j", command->jobs, "students graded at once (builds and correctness; timings take turns)")
       ->default_str(std::to_string(command->jobs));
   batch->add_flag("--quick,-q", command->quick, "correctness only: no timing");
+  batch->add_flag("--one-at-a-time", command->one_at_a_time,
+                  "time one student at a time with nothing beside, even where this machine's interference calibration "
+                  "allows more");
   batch->add_flag("--counters,!--no-counters", command->counters,
                   "count cycles and cache misses (CPU labs) or profile with ncu (CUDA labs) over one more call of each "
                   "timed item, for the reports (off by default: time per student; they never change points)");

@@ -6,6 +6,7 @@
 
 #include "batch/gpu_inventory.h"
 #include "calibrate/calibration.h"
+#include "calibrate/interference.h"
 #include "cli/common.h"
 
 namespace grader {
@@ -41,14 +42,40 @@ void calibrate_each_gpu(const Environment& env, const std::vector<Gpu>& gpus) {
   }
 }
 
+// --interference: what a batch may run beside a timing here (calibrate/interference.h), measured and printed.
+void calibrate_interference(const Environment& env) {
+  std::fprintf(stderr, "measuring what may run beside a timing (a probe on one CPU, alone and with loads on the others)...\n");
+  Interference m;
+  try {
+    m = run_interference_calibration(env);
+  } catch (const std::exception& error) {
+    throw CommandFailure(ExitCode::environment, error.what());
+  }
+  std::printf("machine %s, CPUs in slot order:", m.machine_id.c_str());
+  for (int cpu : m.cpus) std::printf(" %d", cpu);
+  std::printf("\n  probe alone: stream %.1f GB/s, cache %.1f GB/s, FMA %.1f GFLOP/s; spread over %d rounds %.1f%%\n",
+              m.stream_gbps, m.cache_gbps, m.fma_gflops, m.rounds, 100 * m.noise);
+  for (const auto& load : m.loads)
+    std::printf("  %-8s on %2d other CPU(s): %+5.1f%% (%s)\n", load.kind.c_str(), load.cpus, -100 * load.slowdown, load.worst.c_str());
+  std::printf("kept in %s; each batch decides from it and says what it chose (docs/ta-guide.md)\n", interference_path(env).c_str());
+}
+
 }  // namespace
 
 void setup_calibrate(CLI::App& app) {
   auto* calibrate = app.add_subcommand("calibrate", "measure this machine's memory bandwidth and FP64 peak for reports");
   auto gpus = std::make_shared<std::string>();
+  auto interference = std::make_shared<bool>(false);
+  calibrate->add_flag("--interference", *interference,
+                      "only measure whether builds or other timings on the other CPUs slow a timing (what `grader batch` "
+                      "may run beside one)");
   calibrate->add_option("--gpus", *gpus, "also calibrate each of N GPUs (or all), one by one, kept by UUID for `grader batch --gpus`");
-  calibrate->callback([gpus] {
+  calibrate->callback([gpus, interference] {
     const Environment env = current_environment();
+    if (*interference) {
+      calibrate_interference(env);
+      return;
+    }
     const std::vector<Gpu> each_gpu = requested_gpus(*gpus);
     std::fprintf(stderr, "calibrating (10 to 60 s: rounds repeat until the figures settle; keep the machine otherwise idle)...\n");
     Calibration calibration;

@@ -17,7 +17,10 @@ std::vector<int> affinity_cpus() {
   cpu_set_t set;
   CPU_ZERO(&set);
   std::vector<int> ours;
-  if (::sched_getaffinity(0, sizeof set, &set) == 0)
+  // The process's mask, as its main thread holds it: a batch pins a grading thread to its timing slot or to the
+  // CPUs for work beside it (pipeline/timing_gate.h), and `threads`, the machine's id and its calibration must
+  // not change with that.
+  if (::sched_getaffinity(::getpid(), sizeof set, &set) == 0)
     for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
       if (CPU_ISSET(cpu, &set)) ours.push_back(cpu);
   return ours;

@@ -12,7 +12,8 @@
 
 namespace grader {
 
-// The CPUs of this process's affinity mask, by number, as /proc/stat names them.
+// The CPUs of this process's affinity mask (its main thread's, whatever the calling thread is pinned to), by
+// number, as /proc/stat names them.
 std::vector<int> affinity_cpus();
 
 // The CPUs a cgroup v2 `cpu.max` line allows ("QUOTA PERIOD" in microseconds, rounded up, at least 1); nullopt

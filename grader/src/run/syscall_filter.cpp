@@ -191,6 +191,10 @@ int install_syscall_filter(const SyscallFilterOptions& options) {
     error = add(ctx, refuse, "clone", SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, 0));
   } else {
     error = add(ctx, refuse, "clone");
+    // Its one thread stays on the CPUs the grader gave it: a batch may time a classmate on the next CPU, or run
+    // this program beside that timing, only because neither can move (batch/timing_plan.h). EPERM, as a cpuset
+    // answers, rather than death: asking is no attack.
+    if (error == 0) error = add(ctx, SCMP_ACT_ERRNO(EPERM), "sched_setaffinity");
   }
   if (error == 0) error = add(ctx, SCMP_ACT_ERRNO(ENOSYS), "clone3");
   // Signals only to itself. The comparison is on all 64 bits: a pid with junk in the upper half is refused.

@@ -167,9 +167,8 @@ class Grading {
   Variables scope_of(const PerformanceItem& item) const;
   // The seed of the inputs an item sets up, from its evaluated parameters, not its name: items on the same
   // parameters (lab 1's two items on one 10000 x 10000 A) time the same inputs, which the workers then set up once
-  // (measure_item.cpp); each item's fresh calls change them by seeds of its own. `again`: a measurement again
-  // ("#1", "#2") gets inputs of its own.
-  std::uint64_t inputs_seed(const Variables& params, const std::string& again = "") const;
+  // (measure_item.cpp), and so does a measurement again; each item's fresh calls change them by seeds of its own.
+  std::uint64_t inputs_seed(const Variables& params) const;
   double judge_timeout() const { return spec_.limits.wall_seconds; }
 
   mutable StageClock stages_;  // progress() is called from const helpers; the clock is bookkeeping

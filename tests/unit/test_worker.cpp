@@ -411,6 +411,28 @@ TEST_CASE("a setup whose reply is read later: finish_setup() reads it once") {
   CHECK(run_once(g.worker).verdict == Verdict::passed);
 }
 
+// measure_item.cpp sets up nothing again where a worker holds the inputs already: only a setup that answered counts.
+TEST_CASE("holds_inputs: the parameters and seed of the last setup that answered, and nothing else") {
+  Greeted g("good");
+  CHECK_FALSE(g.worker.holds_inputs({{"m", 2}}, 42));
+  REQUIRE(g.worker.start_setup({{"m", 2}}, 42, {}, 10));
+  CHECK_FALSE(g.worker.holds_inputs({{"m", 2}}, 42));  // no reply yet
+  REQUIRE(g.worker.finish_setup());
+  CHECK(g.worker.holds_inputs({{"m", 2}}, 42));
+  CHECK_FALSE(g.worker.holds_inputs({{"m", 3}}, 42));
+  CHECK_FALSE(g.worker.holds_inputs({{"m", 2}}, 43));
+  CHECK(run_once(g.worker).verdict == Verdict::passed);
+  CHECK(g.worker.holds_inputs({{"m", 2}}, 42));  // a call restores the inputs set up before changing them
+  REQUIRE(g.worker.setup({{"m", 3}}, 42, {}, 10));
+  CHECK_FALSE(g.worker.holds_inputs({{"m", 2}}, 42));
+  CHECK(g.worker.holds_inputs({{"m", 3}}, 42));
+
+  Greeted refused("setup_refused");
+  REQUIRE(refused.worker.start_setup({{"n", 0}}, 42, {}, 10));
+  CHECK_FALSE(refused.worker.finish_setup());
+  CHECK_FALSE(refused.worker.holds_inputs({{"n", 0}}, 42));
+}
+
 TEST_CASE("a setup whose reply no one read is read before the next command, so replies stay in step") {
   Greeted g("good");
   REQUIRE(g.worker.start_setup({{"m", 2}}, 42, {}, 10));

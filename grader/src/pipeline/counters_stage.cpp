@@ -92,7 +92,7 @@ void Grading::read_counters(const PerformanceItem& item, const TestResult& test)
     std::vector<Array> outputs;
     double seconds = 0;
     const Variables params = case_params(item.params, machine_);
-    const std::uint64_t seed = derive_seed(options_.seed, "performance/" + item.name);
+    const std::uint64_t seed = inputs_seed(params);
     if (!worker.hello(variants, profiler_start_seconds) || !worker.setup(params, seed, {}, judge_timeout()) ||
         !worker.run(item.variant, launch.limits.wall_seconds, outputs, seconds, true))
       failed = worker.failure().details;

@@ -166,6 +166,10 @@ class Grading {
   Disturbance disturbance(const PerformanceItem& item, const Variables& scope, const ForeignLoad& load);
   // This machine's variables and the item's parameters, as its expressions (bytes, tiers) read them.
   Variables scope_of(const PerformanceItem& item) const;
+  // The seed of the inputs an item sets up, from its evaluated parameters, not its name: items on the same
+  // parameters (lab 1's two items on one 10000 x 10000 A) time the same inputs, which the workers then set up once
+  // (measure_item.cpp), and so does a measurement again; each item's fresh calls change them by seeds of its own.
+  std::uint64_t inputs_seed(const Variables& params) const;
   double judge_timeout() const { return spec_.limits.wall_seconds; }
 
   mutable StageClock stages_;  // progress() is called from const helpers; the clock is bookkeeping
@@ -191,7 +195,8 @@ class Grading {
   };
   std::map<std::string, ItemCounters> counters_;
   std::map<std::vector<std::string>, FlagBuild> flag_builds_;
-  std::unique_ptr<Worker> candidate_;  // the timed items' candidate: a fresh one for every measurement
+  std::unique_ptr<Worker> candidate_;  // the timed items' candidate: a fresh one for every measurement but one on its inputs
+  bool candidate_passed_last_measurement_ = false;  // candidate_'s last measurement ended passed or below_threshold
   using VariantKey = std::pair<std::vector<std::string>, std::string>;  // build flags, variant
   std::map<VariantKey, std::unique_ptr<Worker>> variant_workers_;
   std::unique_ptr<Worker> judge_;

@@ -212,6 +212,9 @@ bool Worker::setup(const Variables& params, std::uint64_t seed, const std::vecto
 }
 
 bool Worker::start_setup(const Variables& params, std::uint64_t seed, const std::vector<Array>& supplied, double timeout) {
+  inputs_.reset();
+  pending_inputs_.reset();
+  if (supplied.empty()) pending_inputs_.emplace(params, seed);
   json command = {{"op", "setup"}, {"params", params}, {"seed", seed}};
   json arrays = json::array();
   for (const auto& a : supplied)
@@ -232,7 +235,10 @@ bool Worker::finish_setup() {
   const double timeout = *pending_setup_timeout_;
   pending_setup_timeout_.reset();
   std::string reply;
-  return receive("ready", timeout, reply, nullptr);
+  if (!receive("ready", timeout, reply, nullptr)) return false;
+  inputs_ = std::move(pending_inputs_);
+  pending_inputs_.reset();
+  return true;
 }
 
 bool Worker::drain_pending_setup() { return !pending_setup_timeout_ || finish_setup(); }

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "data/array.h"
@@ -46,6 +47,12 @@ class Worker {
   // if no one asked for it: a worker's replies always stay in step with its commands.
   bool start_setup(const Variables& params, std::uint64_t seed, const std::vector<Array>& supplied, double timeout);
   bool finish_setup();
+  // Whether the last setup built these generated inputs (no supplied arrays) and succeeded: a measurement on the same
+  // parameters and seed sets up nothing again (measure/measure_item.cpp). Every command of a fresh call restores
+  // the inputs set up before changing them, so what the calls since did to them does not matter.
+  bool holds_inputs(const Variables& params, std::uint64_t seed) const {
+    return inputs_ && inputs_->first == params && inputs_->second == seed;
+  }
   // `profile`: the call is the one Nsight Compute counts (worker_protocol.md), bracketed by Problem::profile().
   bool run(const std::string& variant, double timeout, std::vector<Array>& outputs, double& seconds, bool profile = false);
   bool inputs(std::vector<Array>& arrays, double timeout);
@@ -73,6 +80,8 @@ class Worker {
   bool alive_ = true;
   WorkerFailure failure_;
   std::optional<double> pending_setup_timeout_;  // a setup was sent and its reply not yet read
+  std::optional<std::pair<Variables, std::uint64_t>> inputs_;          // what the last successful setup built
+  std::optional<std::pair<Variables, std::uint64_t>> pending_inputs_;  // what the setup awaiting its reply builds
 };
 
 // The verdict for a process that ended before answering.

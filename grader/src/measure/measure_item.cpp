@@ -21,10 +21,10 @@ namespace {
 
 using steady = std::chrono::steady_clock;
 
-constexpr int candidate_compare_reps = 3;
+constexpr int candidate_compare_reps = 3;  // calls timed for a `candidate:<variant>` row of `compare`
 // The fewest pairs of timed calls whose interval may end the rounds as decided (below the lab's min_reps): one pair
 // has no spread at all.
-constexpr int least_pairs_to_decide = 2;  // calls timed for a `candidate:<variant>` row of `compare`
+constexpr int least_pairs_to_decide = 2;
 // The longest call counted (measure/cpu_counters.h): lab 4's naive 2048^3 yardstick takes seconds a call, which a
 // figure for the report is not worth in every grading of the class.
 constexpr double longest_counted_call = 1.0;

@@ -25,11 +25,15 @@ documented format (the validators below):
   batch-canvas              a --quick batch with --canvas: canvas.csv row by row, the unmatched submission
                             listed on stderr and in summary.md
 
+The reference checks run the build step from nothing, as a platform does: it builds lab1's harness and judge into
+the platform's cache. The others, given --cache (this build's grader cache), start with lab1's finished builds
+copied from it into the platform's cache (seed_platform_cache): the build step still runs, and finds them there.
 Timings of the build step and the grading script are printed ("build step: 12.3 s"). A check prints what it ran
 and, on failure, why, then exits 1. Python's standard library only.
 """
 import argparse
 import csv
+import glob
 import io
 import json
 import os
@@ -143,6 +147,22 @@ class Context:
         os.makedirs(self.work)
         self.tmp = os.path.join(self.work, "tmp")
         os.makedirs(self.tmp)
+        self.cache = os.path.abspath(args.cache) if args.cache else None
+
+    def seed_platform_cache(self, platform_dir):
+        """lab1's finished builds (<cache>/labs/lab1-matvec-<key>/, marked complete) copied from this build's cache
+        into the cache the platform's scripts use under platform_dir (common.sh's cpu_cache_dir), so that the build
+        step of a check that is not about it does not compile lab1's harness and judge again (10 to 60 s each, in
+        four tests). An entry is named by its key: one that is not this lab1's build is never used."""
+        if not self.cache:
+            return
+        common = os.path.join(self.root, "grader", "platforms", "common.sh")
+        target = subprocess.run(["bash", "-c", '. "$0"; cpu_cache_dir "$1"', common, platform_dir],
+                                capture_output=True, text=True, check=True).stdout.strip()
+        for entry in glob.glob(os.path.join(self.cache, "labs", "lab1-matvec-*")):
+            if os.path.isfile(os.path.join(entry, "complete")):
+                shutil.copytree(entry, os.path.join(target, "labs", os.path.basename(entry)), symlinks=True)
+                print("seeded %s with %s" % (target, os.path.basename(entry)))
 
     def env(self, extra=None):
         env = dict(os.environ, TMPDIR=self.tmp, NO_COLOR="1")
@@ -264,6 +284,7 @@ def check_gradescope_broken(ctx):
     zip_path = os.path.join(ctx.work, "autograder.zip")
     ctx.export("gradescope", zip_path, root=course)
     fs_root, autograder, _ = gradescope_layout(ctx, zip_path, ctx.submission("does_not_compile"))
+    ctx.seed_platform_cache(os.path.join(autograder, "source"))
     results = gradescope_build_and_grade(ctx, fs_root, autograder)
     check(results["score"] == 0, "a submission that does not compile scored %r" % results["score"])
     check("build error" in results["output"], "the output does not say it did not build: %r" % results["output"][:300])
@@ -314,6 +335,7 @@ def check_gradescope_reads_hidden(ctx):
     ctx.export("gradescope", zip_path)
     fs_root, autograder, _ = gradescope_layout(ctx, zip_path, ctx.submission("does_not_compile"))
     course = os.path.join(autograder, "source", "course")
+    ctx.seed_platform_cache(os.path.join(autograder, "source"))
     env = {"GRADER_PLATFORM_ROOT": fs_root, "GRADER_PREBUILT": ctx.grader}
     ctx.run(["bash", os.path.join(autograder, "source", "setup.sh")], expect=0, env=env)
     attacks = hidden_file_attacks(ctx, os.path.join(course, "labs", "lab1-matvec", "lab.toml"),
@@ -333,6 +355,7 @@ def check_prairielearn_reads_hidden(ctx):
     out = os.path.join(ctx.work, "pl-lab1")
     ctx.export("prairielearn", out)
     fs_root, entrypoint = prairielearn_layout(ctx, out, ctx.submission("does_not_compile"))
+    ctx.seed_platform_cache(os.path.join(fs_root, "opt", "course-grader"))
     env = {"GRADER_PLATFORM_ROOT": fs_root, "GRADER_PREBUILT": ctx.grader}
     ctx.run(["bash", os.path.join(fs_root, "opt", "course-grader", "build.sh")], expect=0, env=env)
     tests = os.path.join(fs_root, "grade", "tests", "course")
@@ -414,6 +437,7 @@ def check_prairielearn_broken(ctx):
     out = os.path.join(ctx.work, "pl-lab1")
     ctx.export("prairielearn", out, root=course)
     fs_root, entrypoint = prairielearn_layout(ctx, out, ctx.submission("does_not_compile"))
+    ctx.seed_platform_cache(os.path.join(fs_root, "opt", "course-grader"))
     results = prairielearn_build_and_grade(ctx, fs_root, entrypoint)
     check(results["gradable"] is False, "a submission that does not compile is gradable: %r" % results.get("gradable"))
     check(any("error" in e for e in results.get("format_errors", [])), "no compiler error in format_errors")
@@ -491,6 +515,7 @@ def main():
     parser.add_argument("--grader", required=True)
     parser.add_argument("--root", required=True)
     parser.add_argument("--work", required=True)
+    parser.add_argument("--cache", help="this build's grader cache: lab1's builds are copied from it (seed_platform_cache)")
     parser.add_argument("check")
     parser.add_argument("variant", nargs="?")
     args = parser.parse_args()

@@ -472,11 +472,13 @@ def check_visibility(grader, args):
     for key in hidden:
         check(staff_cases.get(key) in WITHHELD, "a staff run shows %r as %r" % (key, staff_cases.get(key)))
 
-    # A scaffolded lab with every kind: a hidden case, an after_due_date case and an after_due_date benchmark.
+    # A scaffolded lab with every kind: a hidden case, an after_due_date case and an after_due_date benchmark. Named
+    # as new-lab-cpu's and new-lab-steps' (lab9-vector-ops), whose harness and flags it keeps: one lab build in the
+    # cache serves all three (only lab.toml is edited here, which a lab build's key does not hold).
     with tempfile.TemporaryDirectory(prefix="instructor-visibility-") as root:
         grader_only(args.root, root)
-        check(grader(root, "new-lab", "lab9", "vis").code == ALL_PASSED, "new-lab failed")
-        toml_path = os.path.join(root, "labs", "lab9-vis", "lab.toml")
+        check(grader(root, "new-lab", "lab9", "vector-ops").code == ALL_PASSED, "new-lab failed")
+        toml_path = os.path.join(root, "labs", "lab9-vector-ops", "lab.toml")
         text = open(toml_path).read()
         text = text.replace('{ name = "odd n = 100003", params = { n = 100003 }, visibility = "hidden" }',
                             '{ name = "odd n = 100003", params = { n = 100003 }, visibility = "after_due_date" }')
@@ -506,12 +508,12 @@ def check_visibility(grader, args):
         # A submission that fails only the hidden case: the staff's Gradescope results say so without naming it.
         submission = os.path.join(root, "fails-hidden")
         os.makedirs(submission)
-        skeleton = open(os.path.join(root, "skeletons", "lab9-vis", "vis.cpp")).read()
+        skeleton = open(os.path.join(root, "skeletons", "lab9-vector-ops", "vector_ops.cpp")).read()
         broken = skeleton.replace("for (std::int64_t i = 0; i < n; ++i) z[i] = a * x[i] + y[i];\n",
                                   "for (std::int64_t i = 0; i < n; ++i) z[i] = a * x[i] + y[i];\n"
                                   "  if (n > 90000) z[n - 1] = 0;  // wrong only past every visible size\n", 1)
         check(broken != skeleton, "the scaffold's skeleton changed; update instructor.py")
-        open(os.path.join(submission, "vis.cpp"), "w").write(broken)
+        open(os.path.join(submission, "vector_ops.cpp"), "w").write(broken)
         student = grader(root, "grade", "lab9", "--submission", submission, "--quick", "--format", "json")
         check(student.code == ALL_PASSED, "a student's run saw the hidden failure (exit %d)" % student.code)
         results = grader(root, "grade", "lab9", "--submission", submission, "--quick", "--hidden", "--format", "gradescope").json()

@@ -78,16 +78,17 @@ TEST_CASE("a grading's ECC count at its claim is the one the check after the GPU
   const Gpu gpu2{2, "GPU-22222222-2222-4222-8222-222222222222", "Fake H200"};
   smi.set_list("2, " + gpu2.uuid + ", Fake H200\n");
   const ClaimGpu claim_gpu2 = [gpu2] { return gpu2; };
+  const std::map<std::string, GpuCalibration> no_calibrations;  // outlives the claims: on_claimed_gpu keeps a reference
   smi.set_ecc("4");
   ClaimedGpu first;
-  const StudentGrading graded_first = on_claimed_gpu(StudentGrading{}, claim_gpu2, first, {});
+  const StudentGrading graded_first = on_claimed_gpu(StudentGrading{}, claim_gpu2, first, no_calibrations);
   graded_first.claim_gpu();
   REQUIRE(first.gpu);
   smi.set_ecc("7");  // risen since the claim: this grading is voided, and 7 is what the next one starts from
   CHECK(gpu_failure_after(Report{}, first) == "its uncorrectable ECC errors rose from 4 to 7 during the grading");
   smi.set_ecc("9");  // not asked at the next claim: nothing ran on the GPU since the check read 7
   ClaimedGpu second;
-  const StudentGrading graded_second = on_claimed_gpu(StudentGrading{}, claim_gpu2, second, {});
+  const StudentGrading graded_second = on_claimed_gpu(StudentGrading{}, claim_gpu2, second, no_calibrations);
   graded_second.claim_gpu();
   CHECK(second.ecc_errors_before == 7);
   CHECK(gpu_failure_after(Report{}, second) == "its uncorrectable ECC errors rose from 7 to 9 during the grading");

@@ -13,6 +13,7 @@
 #include "batch/gpu_failure.h"
 #include "core/atomic_file.h"
 #include "core/utf8.h"
+#include "core/utc_time.h"
 
 namespace grader {
 
@@ -20,15 +21,6 @@ namespace fs = std::filesystem;
 using json = nlohmann::json;
 
 namespace {
-
-std::string utc_stamp(const char* format) {
-  const std::time_t now = std::time(nullptr);
-  std::tm utc{};
-  gmtime_r(&now, &utc);
-  char text[32];
-  std::strftime(text, sizeof text, format, &utc);
-  return text;
-}
 
 fs::path retired_folder(const fs::path& out) { return out / "gpu-retired"; }
 
@@ -128,14 +120,14 @@ void record_retired_gpu(const fs::path& out, const Gpu& gpu, const std::string& 
   fs::create_directories(retired_folder(out));
   char host[256] = {};
   ::gethostname(host, sizeof host - 1);
-  const json record = {{"retired_at", utc_stamp("%Y-%m-%dT%H:%M:%SZ")},
+  const json record = {{"retired_at", utc_now_text()},
                        {"hostname", valid_utf8(host)},
                        {"gpu_index", gpu.index},
                        {"gpu_uuid", gpu.uuid},
                        {"gpu_name", gpu.name},
                        {"why", valid_utf8(why)},
                        {"student", valid_utf8(student)}};
-  std::string name = utc_stamp("%Y%m%d-%H%M%S") + "-";
+  std::string name = utc_now_text("%Y%m%d-%H%M%S") + "-";
   for (char c : gpu.uuid) name += std::isalnum(static_cast<unsigned char>(c)) || c == '-' ? c : '_';
   write_file_atomically(retired_folder(out) / (name + ".json"), record.dump(2) + "\n");
 }

@@ -13,21 +13,13 @@
 #include "calibrate/calibration.h"
 #include "pipeline/grade.h"
 #include "report/writers.h"
+#include "core/utc_time.h"
 
 namespace grader {
 
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string utc_now() {
-  const std::time_t now = std::time(nullptr);
-  std::tm utc{};
-  gmtime_r(&now, &utc);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return text;
-}
 
 std::string intake_kind(const Submission& s) {
   if (s.is_folder) return "folder";
@@ -158,7 +150,7 @@ GradedStudent grade_student(const Environment& env, const LabSpec& spec, const S
                   {"refused", refused},
                   {"batch_seed", grading.batch_seed},
                   {"quick", grading.quick},
-                  {"graded_at", utc_now()}};
+                  {"graded_at", utc_now_text()}};
   if (!grading.timing_mode.empty()) graded.batch["timing"] = grading.timing_mode;
   if (!case_mismatches.empty()) graded.batch["case_mismatches"] = case_mismatches;
   if (submission.late) graded.batch["late"] = true;

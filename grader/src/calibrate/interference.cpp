@@ -18,6 +18,7 @@
 #include "core/cpus.h"
 #include "core/tool.h"
 #include "core/unique_name.h"
+#include "core/utc_time.h"
 
 namespace grader {
 
@@ -32,15 +33,6 @@ constexpr double kLoadSeconds = 2.0;
 
 fs::path interference_dir(const Environment& env) { return env.cache / "calibration"; }
 fs::path probe_program_path(const Environment& env) { return interference_dir(env) / ("interference_probe-" + machine_id()); }
-
-std::string interference_utc_now() {
-  const std::time_t now = std::time(nullptr);
-  std::tm utc{};
-  gmtime_r(&now, &utc);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return text;
-}
 
 // The calling thread on `cpu` alone; what it starts inherits that.
 void pin_this_thread(int cpu) {
@@ -188,7 +180,7 @@ Interference run_interference_calibration(const Environment& env, int rounds) {
   m.machine_id = machine_id();
   m.cpus = cpus_by_core();
   m.rounds = rounds;
-  m.measured_at = interference_utc_now();
+  m.measured_at = utc_now_text();
   if (m.cpus.size() < 2) return m;  // nothing can run beside a timing: no load to measure
   const int timed = m.cpus.front();
   const std::vector<int> others(m.cpus.begin() + 1, m.cpus.end());

@@ -272,7 +272,7 @@ bool measure_item(const PerformanceItem& item, const MeasureInputs& in, MeasureC
     // Never below min_reps: the rounds are also the quiet watch's and the checks' chances to see a submission
     // misbehave between calls (a thread that burns a CPU while the baseline is timed waits 50 ms and was missed
     // when two pairs could end the rounds: e2e.trust.burns_cpu_between_calls).
-    if (enough && may_stop_when_decided && context.points_decided(so_far(), false)) {
+    if (enough && may_stop_when_decided && context.points_decided(so_far())) {
       m.spent.stopped_early = true;
       break;
     }

@@ -40,6 +40,42 @@ __global__ void block_per_row_kernel(const double* A, const double* x, double* y
   }
 }
 
+// gemv_best's kernel: block_per_row_kernel with two sums in flight per thread, so that no step's function launches
+// the kernel the best one does (the steps rules, docs/lab-toml.md).
+__global__ void best_kernel(const double* A, const double* x, double* y, std::int64_t n) {
+  __shared__ double warp_sums[32];
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, warps = blockDim.x / 32;
+  const double* a = A + blockIdx.x * n;
+  double even = 0, odd = 0;
+  std::int64_t j = threadIdx.x;
+  for (; j + blockDim.x < n; j += 2 * blockDim.x) {
+    even += a[j] * x[j];
+    odd += a[j + blockDim.x] * x[j + blockDim.x];
+  }
+  if (j < n) even += a[j] * x[j];
+  double sum = even + odd;
+  for (int offset = 16; offset > 0; offset >>= 1) sum += __shfl_down_sync(0xffffffffu, sum, offset);
+  if (lane == 0) warp_sums[warp] = sum;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    double total = 0;
+    for (int w = 0; w < warps; ++w) total += warp_sums[w];
+    y[blockIdx.x] = total;
+  }
+}
+
+// One warp per row, its own kernel: the steps rules hold gemv_warp_per_row to a kernel gemv_best does not also
+// launch, and this submission's threat is the side stream, not a step that is the best one renamed.
+__global__ void warp_per_row_kernel(const double* A, const double* x, double* y, std::int64_t m, std::int64_t n) {
+  const std::int64_t row = blockIdx.x * static_cast<std::int64_t>(blockDim.x / 32) + threadIdx.x / 32;
+  if (row >= m) return;
+  const int lane = threadIdx.x % 32;
+  double sum = 0;
+  for (std::int64_t j = lane; j < n; j += 32) sum += A[row * n + j] * x[j];
+  for (int offset = 16; offset > 0; offset >>= 1) sum += __shfl_down_sync(0xffffffffu, sum, offset);
+  if (lane == 0) y[row] = sum;
+}
+
 }  // namespace
 
 void gemv_thread_per_row(const double* A, const double* x, double* y, std::int64_t m, std::int64_t n) {
@@ -48,7 +84,9 @@ void gemv_thread_per_row(const double* A, const double* x, double* y, std::int64
 }
 
 void gemv_warp_per_row(const double* A, const double* x, double* y, std::int64_t m, std::int64_t n) {
-  block_per_row_kernel<<<static_cast<unsigned>(m), 32>>>(A, x, y, n);
+  constexpr int warps_per_block = 8;
+  warp_per_row_kernel<<<static_cast<unsigned>((m + warps_per_block - 1) / warps_per_block), 32 * warps_per_block>>>(
+      A, x, y, m, n);
 }
 
 void gemv_warps_per_row(const double* A, const double* x, double* y, std::int64_t m, std::int64_t n,
@@ -72,5 +110,5 @@ void gemv_best(const double* A, const double* x, double* y, std::int64_t m, std:
   }();
   cudaEventRecord(inputs_ready, cudaStreamLegacy);
   cudaStreamWaitEvent(side, inputs_ready, 0);
-  block_per_row_kernel<<<static_cast<unsigned>(m), 256, 0, side>>>(A, x, y, n);
+  best_kernel<<<static_cast<unsigned>(m), 256, 0, side>>>(A, x, y, n);
 }

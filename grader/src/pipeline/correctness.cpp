@@ -4,11 +4,11 @@
 // threads each taking the next group of them with a judge of its own (grade_all_correctness).
 #include <algorithm>
 #include <exception>
-#include <numeric>
 #include <set>
 #include <thread>
 
 #include "check/outputs.h"
+#include "pipeline/correctness_groups.h"
 #include "pipeline/grading.h"
 
 namespace grader::pipeline {
@@ -20,27 +20,6 @@ namespace {
 constexpr std::size_t most_items_at_once = 4;
 
 }  // namespace
-
-// Items that share a variant share its process (candidate_for), so they are one group, graded in order.
-std::vector<std::vector<std::size_t>> Grading::correctness_groups() const {
-  const auto& items = spec_.correctness;
-  std::vector<std::size_t> group_of(items.size());
-  std::iota(group_of.begin(), group_of.end(), std::size_t{0});
-  std::map<VariantKey, std::size_t> first_with;
-  for (std::size_t i = 0; i < items.size(); ++i)
-    for (const auto& variant : items[i].variants) {
-      const auto [found, fresh] = first_with.emplace(VariantKey{items[i].build_flags, variant}, i);
-      if (fresh) continue;
-      const std::size_t from = group_of[i], into = group_of[found->second];
-      for (auto& g : group_of)
-        if (g == from) g = into;
-    }
-  std::map<std::size_t, std::vector<std::size_t>> groups;
-  for (std::size_t i = 0; i < items.size(); ++i) groups[group_of[i]].push_back(i);
-  std::vector<std::vector<std::size_t>> ordered;
-  for (auto& [first, members] : groups) ordered.push_back(std::move(members));
-  return ordered;
-}
 
 // A CPU lab's items one after another: their processes would take each other's CPUs (lab 3's race detectors run
 // threads), and a batch plans its CPUs for one grading's correctness. A GPU lab's cases are short calls on one GPU
@@ -56,7 +35,7 @@ void Grading::grade_all_correctness() {
     TestResult& test = report_.tests[i];
     selected(items[i].name) ? grade_correctness(items[i], test, judge) : leave_out(test);
   };
-  const std::vector<std::vector<std::size_t>> groups = correctness_groups();
+  const std::vector<std::vector<std::size_t>> groups = correctness_groups(items);
   const bool flagged = std::any_of(items.begin(), items.end(), [](const CorrectnessItem& c) { return !c.build_flags.empty(); });
   const bool on_its_own = !options_.claim_gpu && options_.timing_gate == nullptr;
   if (!spec_.gpu || !on_its_own || !options_.sanitize.empty() || flagged || groups.size() < 2) {

@@ -136,9 +136,8 @@ class Grading {
   bool is_candidate_code(const fs::path& executable) const;
 
   // Every correctness item, into the report's first tests (pipeline/correctness.cpp): a GPU lab's graded on its own
-  // at once, in groups (items that share a variant share its process), each group on a thread with its own judge.
+  // at once, in groups (pipeline/correctness_groups.h), each group on a thread with its own judge.
   void grade_all_correctness();
-  std::vector<std::vector<std::size_t>> correctness_groups() const;
   void grade_correctness(const CorrectnessItem& item, TestResult& test, std::unique_ptr<Worker>& judge);
   // lab.toml [steps] (pipeline/steps.cpp): the rules on what the submission compiled to, and each step timed against
   // the judge's own version of it; a step that breaks one loses every item that grades it (steps/step_verdicts.h).

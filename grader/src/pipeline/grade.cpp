@@ -136,28 +136,48 @@ bool Grading::is_candidate_code(const fs::path& executable) const {
   return false;
 }
 
+// The map is shared by correctness items graded at once (grade_all_correctness); a variant's process is used by one
+// item's thread only, so a process is started and ended outside the lock.
 Worker& Grading::candidate_for(const CorrectnessItem& item, const std::string& variant) {
-  auto& worker = variant_workers_[{item.build_flags, variant}];
-  if (!worker || !worker->alive()) {
-    if (worker) harvest_output(*worker);
-    const fs::path& executable =
-        item.build_flags.empty() ? candidate_build_.executable : flag_build(item.build_flags).build.executable;
-    worker = start_worker(executable, item.build_flags.empty() ? "candidate-" + variant : "candidate-flags-" + variant);
+  std::unique_ptr<Worker> dead;
+  {
+    std::lock_guard lock(shared_mutex_);
+    auto& worker = variant_workers_[{item.build_flags, variant}];
+    if (worker && worker->alive()) return *worker;
+    dead = std::move(worker);
   }
+  if (dead) harvest_output(*dead);
+  const fs::path& executable =
+      item.build_flags.empty() ? candidate_build_.executable : flag_build(item.build_flags).build.executable;
+  std::unique_ptr<Worker> started =
+      start_worker(executable, item.build_flags.empty() ? "candidate-" + variant : "candidate-flags-" + variant);
+  std::lock_guard lock(shared_mutex_);
+  auto& worker = variant_workers_[{item.build_flags, variant}];
+  worker = std::move(started);
   return *worker;
 }
 
 void Grading::retire_if_dead(const CorrectnessItem& item, const std::string& variant) {
-  auto found = variant_workers_.find({item.build_flags, variant});
-  if (found != variant_workers_.end() && found->second && !found->second->alive()) retire_variant(item, variant);
+  bool dead = false;
+  {
+    std::lock_guard lock(shared_mutex_);
+    auto found = variant_workers_.find({item.build_flags, variant});
+    dead = found != variant_workers_.end() && found->second && !found->second->alive();
+  }
+  if (dead) retire_variant(item, variant);
 }
 
 void Grading::retire_variant(const CorrectnessItem& item, const std::string& variant) {
-  auto found = variant_workers_.find({item.build_flags, variant});
-  if (found == variant_workers_.end() || !found->second) return;
-  found->second->quit();
-  harvest_output(*found->second);
-  variant_workers_.erase(found);
+  std::unique_ptr<Worker> retired;
+  {
+    std::lock_guard lock(shared_mutex_);
+    auto found = variant_workers_.find({item.build_flags, variant});
+    if (found == variant_workers_.end() || !found->second) return;
+    retired = std::move(found->second);
+    variant_workers_.erase(found);
+  }
+  retired->quit();
+  harvest_output(*retired);
 }
 
 void Grading::retire_all_variants() {
@@ -172,6 +192,7 @@ void Grading::retire_all_variants() {
 void Grading::harvest_output(Worker& worker) {
   worker.process().finish();
   std::string text = worker.process().stdout_text() + worker.process().stderr_text();
+  std::lock_guard lock(shared_mutex_);  // correctness items graded at once harvest their processes from threads
   // A sanitizer's stack frames name the executable by its path in the work directory: students read
   // "candidate-sanitized+0xa0f9", not the grader's temporary folder.
   const std::string work_prefix = workdir_.string() + "/";
@@ -277,11 +298,8 @@ void Grading::run() {
       report_.isolation = "own process group, rlimits (CPU, memory, processes, files), clean environment" +
                           std::string(drops_privileges() ? ", unprivileged users for the build and the run" : "") + "; " +
                           Sandbox::get().description();
-      std::size_t index = 0;
-      for (const auto& item : spec_.correctness) {
-        TestResult& test = report_.tests[index++];
-        selected(item.name) ? grade_correctness(item, test) : leave_out(test);
-      }
+      grade_all_correctness();
+      std::size_t index = spec_.correctness.size();
       for (const auto& item : spec_.performance) {
         if (item.visibility != Visibility::visible && !options_.include_hidden) continue;
         TestResult& test = report_.tests[index++];

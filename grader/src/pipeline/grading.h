@@ -8,6 +8,7 @@
 //   counters_stage.cpp one profiled call of each timed item on a GPU (inspect/ncu.h), its counters in the report
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <map>
@@ -78,6 +79,7 @@ class Grading {
  private:
   // Enters `stage` of the grading (its clock: report.stage_seconds) and shows `line` to whoever watches.
   void progress(const char* stage, const std::string& line) const {
+    std::lock_guard lock(shared_mutex_);  // correctness items of a GPU lab report from threads of their own
     stages_.enter(stage);
     if (options_.progress) options_.progress(line);
   }
@@ -133,7 +135,10 @@ class Grading {
   void retire_all_variants();
   bool is_candidate_code(const fs::path& executable) const;
 
-  void grade_correctness(const CorrectnessItem& item, TestResult& test);
+  // Every correctness item, into the report's first tests (pipeline/correctness.cpp): a GPU lab's graded on its own
+  // at once, in groups (pipeline/correctness_groups.h), each group on a thread with its own judge.
+  void grade_all_correctness();
+  void grade_correctness(const CorrectnessItem& item, TestResult& test, std::unique_ptr<Worker>& judge);
   // lab.toml [steps] (pipeline/steps.cpp): the rules on what the submission compiled to, and each step timed against
   // the judge's own version of it; a step that breaks one loses every item that grades it (steps/step_verdicts.h).
   void check_steps();
@@ -200,7 +205,10 @@ class Grading {
   using VariantKey = std::pair<std::vector<std::string>, std::string>;  // build flags, variant
   std::map<VariantKey, std::unique_ptr<Worker>> variant_workers_;
   std::unique_ptr<Worker> judge_;
-  int workers_started_ = 0;
+  std::atomic<int> workers_started_{0};
+  // What correctness items graded at once share: the report's counts and text, the variant processes' map, the
+  // verdicts, the manifest, the stage clock. Each item's own TestResult and processes are its thread's alone.
+  mutable std::mutex shared_mutex_;
   std::optional<Manifest> manifest_;
   std::map<std::string, Verdict> item_verdicts_;  // correctness item name -> how it ended
   // Items that time the same thing (same variant, parameters, baseline) share one measurement and

@@ -180,9 +180,12 @@ bool measure_item(const PerformanceItem& item, const MeasureInputs& in, MeasureC
   struct Unchecked {
     std::vector<Array> outputs;
     std::uint64_t call = 0;
-    std::optional<std::vector<Array>> baseline_outputs;  // the oracle baseline's for the same inputs
   };
   std::optional<Unchecked> unchecked;  // the last round's outputs, when that round was not checked yet
+  // The oracle baseline's outputs of the last round's checked call, and that call's index: the expected outputs of
+  // the last round's check, and of the candidate's rows of `compare`, timed on those very inputs (below).
+  std::optional<std::vector<Array>> oracle_outputs;
+  std::uint64_t oracle_call = 0;
 
   // The measurement so far, its rates and roofline derived as they will be after the rounds, for the question
   // whether its points are decided (points_decided in measure_item.h). A cap, timed in the same rounds, may yet
@@ -248,8 +251,11 @@ bool measure_item(const PerformanceItem& item, const MeasureInputs& in, MeasureC
       unchecked.reset();
       if (!verify(cand_calls.outputs, checked_call, expected_now)) return fail(check_failure->first, check_failure->second);
     } else {
-      unchecked = Unchecked{std::move(cand_calls.outputs), checked_call, std::nullopt};
-      if (expected_now != nullptr) unchecked->baseline_outputs = std::move(base_calls.outputs);
+      unchecked = Unchecked{std::move(cand_calls.outputs), checked_call};
+    }
+    if (expected_now != nullptr) {
+      oracle_outputs = std::move(base_calls.outputs);
+      oracle_call = checked_call;
     }
     m.baseline.seconds.insert(m.baseline.seconds.end(), base_calls.seconds.begin(), base_calls.seconds.end());
     cap.seconds.insert(cap.seconds.end(), cap_calls.seconds.begin(), cap_calls.seconds.end());
@@ -277,8 +283,7 @@ bool measure_item(const PerformanceItem& item, const MeasureInputs& in, MeasureC
       break;
     }
   }
-  if (unchecked && !verify(unchecked->outputs, unchecked->call,
-                           unchecked->baseline_outputs ? &*unchecked->baseline_outputs : nullptr))
+  if (unchecked && !verify(unchecked->outputs, unchecked->call, oracle_outputs ? &*oracle_outputs : nullptr))
     return fail(check_failure->first, check_failure->second);
   m.spent.checks = check_seconds;
   m.spent.rounds = measure_seconds_since(start) - check_seconds;
@@ -325,11 +330,14 @@ bool measure_item(const PerformanceItem& item, const MeasureInputs& in, MeasureC
   // after, on the inputs as set up (not fresh: they earn nothing). Every variant of a lab computes the same
   // function, so the judge's outputs are the expected ones; a candidate version whose outputs are wrong is
   // labelled so, not timed.
-  // The oracle for those rows: the judge's naive code on the inputs as set up (a command that is not fresh puts
+  // The oracle for those rows: where the baseline is the oracle's own code, its outputs of the last round's checked
+  // call, and a candidate row's calls end on that call's inputs (lab 4's naive 128 x 4096 x 4096 product cost 1.7 s
+  // to compute them again); else the judge's naive code on the inputs as set up (a command that is not fresh puts
   // them back), computed once, when the first candidate row needs it.
   const auto compare_began = steady::now();
   std::optional<std::vector<Array>> expected;
   auto expected_outputs = [&]() -> const std::vector<Array>* {
+    if (oracle_outputs) return &*oracle_outputs;
     if (!expected) {
       context.progress("expected outputs", "performance: " + item.name + ": computing the expected outputs");
       std::vector<Array> outputs;
@@ -363,12 +371,19 @@ bool measure_item(const PerformanceItem& item, const MeasureInputs& in, MeasureC
     // warm-up: the inputs were touched when they were set up and by the rounds, and a first call slowed by its
     // code's page faults is outvoted by the other two. The judge's rows keep min_reps and the warm-up: one may
     // stand in for the bound, below.
-    const int reps = on_candidate ? std::min(timing.min_reps, candidate_compare_reps) : timing.min_reps;
+    // On the oracle's inputs the calls are those of the rounds' last calls, the last one the oracle's checked call:
+    // never index 0, the inputs as set up (measure/fresh.h).
+    int reps = on_candidate ? std::min(timing.min_reps, candidate_compare_reps) : timing.min_reps;
+    std::string command = variant;
+    if (on_candidate && oracle_outputs) {
+      reps = static_cast<int>(std::min<std::uint64_t>(static_cast<std::uint64_t>(reps), oracle_call));
+      command = fresh.replay(variant, oracle_call - static_cast<std::uint64_t>(reps) + 1);
+    }
     const int warmup = on_candidate ? 0 : timing.warmup;
-    if (!worker.alive() || !worker.time(variant, warmup, reps, on_candidate, command_timeout, calls)) {
+    if (!worker.alive() || !worker.time(command, warmup, reps, on_candidate, command_timeout, calls)) {
       t.label += " (failed: " + worker.failure().details + ")";
       context.retire_candidate_if_dead();
-    } else if (on_candidate && !check_outputs(calls.outputs, *expected, tolerance).passed) {
+    } else if (on_candidate && !check_outputs(calls.outputs, *expected_outputs(), tolerance).passed) {
       t.label += " (wrong answer: not timed)";
     } else {
       t.seconds = calls.seconds;

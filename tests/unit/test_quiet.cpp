@@ -1,70 +1,75 @@
-// test_quiet.cpp: the quiet-sides watch (grader/src/measure/quiet.h) and fresh call names (measure/fresh.h). A
-// process that burns CPU while "the other side" is timed is named; an idle one is not; and no call index is handed
-// out twice.
+// test_quiet.cpp: the quiet-sides watch (grader/src/measure/quiet.h): a process that works while the other side is
+// timed is SUSPECT, an idle one is not, and the rounds may end below min_reps only once every watched process has
+// been watched long enough that the tolerance is its share of the time, not its few clock ticks.
 #include <doctest/doctest.h>
-
-#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
-#include <thread>
+#include <csignal>
 
-#include "measure/fresh.h"
 #include "measure/quiet.h"
+
+using namespace grader;
 
 namespace {
 
-// A child that burns a CPU until killed, or sleeps until killed.
-pid_t child(bool burn) {
+// A child that sleeps until it is killed: a worker blocked on its pipe.
+pid_t idle_child() {
   const pid_t pid = ::fork();
   if (pid == 0) {
-    volatile double sink = 0;
-    for (;;) {
-      if (burn) sink = sink * 0.5 + 1;
-      else ::pause();
-    }
+    for (;;) ::pause();
   }
   return pid;
 }
 
-void stop(pid_t pid) {
+// A child that burns a CPU until it is killed: a thread working through the other side's timing.
+pid_t busy_child() {
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    volatile double sink = 0;
+    for (;;) sink = sink * 0.999 + 1;
+  }
+  return pid;
+}
+
+void end_child(pid_t pid) {
   ::kill(pid, SIGKILL);
   ::waitpid(pid, nullptr, 0);
 }
 
+// `watched_seconds` of another side's timing, in one command, while `pid` is watched; the time is the caller's.
+void watch_through(QuietWatch& quiet, pid_t pid, double watched_seconds, double real_seconds) {
+  quiet.before({{pid, "submission's process"}});
+  const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(real_seconds);
+  while (std::chrono::steady_clock::now() < until) ::usleep(1000);
+  quiet.after(watched_seconds);
+}
+
 }  // namespace
 
-TEST_CASE("a process that burns CPU while the other side is timed is named; an idle one is not") {
-  const pid_t busy = child(true), idle = child(false);
-  grader::QuietWatch watch;
-  watch.before({{busy, "busy process"}, {idle, "idle process"}});
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
-  watch.after(0.3);
-  const std::string verdict = watch.verdict();
-  stop(busy);
-  stop(idle);
-  CHECK(verdict.find("busy process") != std::string::npos);
-  CHECK(verdict.find("idle process") == std::string::npos);
+TEST_CASE("watched_long_enough: not before 1.2 s of the other side's timing were watched, and never with nothing watched") {
+  QuietWatch nothing;
+  CHECK_FALSE(nothing.watched_long_enough());
+  const pid_t idle = idle_child();
+  QuietWatch quiet;
+  // Two pairs of lab 90's 20 ms calls: the ticks are most of the tolerance.
+  watch_through(quiet, idle, 0.02, 0);
+  watch_through(quiet, idle, 0.02, 0);
+  CHECK_FALSE(quiet.watched_long_enough());
+  watch_through(quiet, idle, 1.0, 0);
+  CHECK_FALSE(quiet.watched_long_enough());
+  // Two of lab 4's 5 s yardstick calls, in all.
+  watch_through(quiet, idle, 5.0, 0);
+  CHECK(quiet.watched_long_enough());
+  CHECK(quiet.verdict().empty());
+  end_child(idle);
 }
 
-TEST_CASE("idle processes pass") {
-  const pid_t idle = child(false);
-  grader::QuietWatch watch;
-  for (int round = 0; round < 5; ++round) {
-    watch.before({{idle, "idle process"}});
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    watch.after(0.02);
-  }
-  stop(idle);
-  CHECK(watch.verdict().empty());
-}
-
-TEST_CASE("fresh call names never repeat an index, and replay names the index asked for") {
-  grader::FreshCalls fresh(42);
-  CHECK(fresh.next("v", 3) == "v@42:1");
-  CHECK(fresh.last_call() == 3);
-  CHECK(fresh.next("w", 2) == "w@42:4");
-  CHECK(fresh.last_call() == 5);
-  CHECK(fresh.replay("v", 5) == "v@42:5");
+TEST_CASE("a process that burns a CPU while the other side is timed is named in the verdict") {
+  const pid_t busy = busy_child();
+  QuietWatch quiet;
+  watch_through(quiet, busy, 0.3, 0.3);
+  end_child(busy);
+  CHECK(quiet.verdict().find("submission's process used") != std::string::npos);
 }

@@ -109,6 +109,22 @@ TEST_CASE("straddles_tiers sees what score_measurement will: the trigger for mea
   CHECK_FALSE(straddles_tiers(speedup_item(), {}, *clear.measurement));
 }
 
+TEST_CASE("points_decided with fewer pairs than min_reps: two pairs decide only far from every threshold") {
+  // Lab 4's reference over its naive yardstick (x14 and x15 against full marks from x8 here x1.8): decided on two.
+  CHECK(points_decided(speedup_item(), {}, *timed({2.60, 2.70}).measurement, /*few_pairs=*/true));
+  // Well below the first tier (lab 4's skeleton: x1 against x3): decided on two; x1 against x1.3 is not.
+  CHECK(points_decided(speedup_item(), {}, *timed({0.80, 0.85}).measurement, true));
+  CHECK_FALSE(points_decided(speedup_item(), {}, *timed({0.95, 1.00}).measurement, true));
+  // Clear of 1.8 by its own half width (decided with min_reps behind it), yet within a quarter of it: not on two.
+  CHECK(points_decided(speedup_item(), {}, *timed({2.00, 2.05, 2.10, 2.10, 2.15, 2.20}).measurement));
+  CHECK_FALSE(points_decided(speedup_item(), {}, *timed({2.05, 2.10}).measurement, true));
+  // Two pairs that agree exactly still have a quarter to clear: 2.2 does not clear 1.8 by a quarter.
+  CHECK_FALSE(points_decided(speedup_item(), {}, *timed({2.20, 2.20}).measurement, true));
+  CHECK(points_decided(speedup_item(), {}, *timed({2.30, 2.30}).measurement, true));
+  // Far from the threshold but spread wide: the whole width each side reaches it.
+  CHECK_FALSE(points_decided(speedup_item(), {}, *timed({2.40, 3.40}).measurement, true));
+}
+
 TEST_CASE("points_decided: the rounds may stop only where no value the interval allows earns other points") {
   // Far above full marks, and far below the first tier: more rounds could not change the points.
   CHECK(points_decided(speedup_item(), {}, *timed({2.40, 2.42, 2.45, 2.50, 2.51, 2.55, 2.60}).measurement));

@@ -41,8 +41,10 @@ struct MeasureContext {
   std::function<std::string(const std::string& variant)> failed_correctness;
   // Whether the measurement so far has decided its points on every item scored from it: every value in its
   // metric's interval (widened, against stopping on a lucky few rounds) earns the same points. Asked after each
-  // round past the lab's min_reps; true ends the rounds. Unset: the rounds run to the lab's noise target or budget.
-  std::function<bool(const Measurement&)> points_decided;
+  // round past the lab's min_reps, or from the second pair of calls once the quiet watch has watched long enough
+  // (measure/quiet.h); `few_pairs` while they are fewer than min_reps (the interval is then widened more,
+  // score/score_item.h). True ends the rounds. Unset: the rounds run to the lab's noise target or budget.
+  std::function<bool(const Measurement&, bool few_pairs)> points_decided;
   // The judge's bounds (`bound`) timed earlier in this grading, by bound variant and parameters: lab 1's two items
   // both hold their 10000 x 10000 product to read_a, and the bound is what the machine streams in that minute, not
   // a figure of the submission, so the second item takes the first's. Null: every item times its own.

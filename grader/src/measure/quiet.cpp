@@ -37,6 +37,15 @@ bool read_stat(const std::string& pid, ProcStat& out) {
   return true;
 }
 
+// The tolerance (verdict()): a few clock ticks, for a process that woke for a microsecond, and a share of the
+// watched time.
+constexpr double tolerated_ticks = 3;
+constexpr double tolerated_share = 0.05;
+// watched_long_enough(): the ticks at most half the share.
+constexpr double least_share_over_ticks = 2;
+
+double quiet_tick_seconds() { return 1.0 / static_cast<double>(::sysconf(_SC_CLK_TCK)); }
+
 }  // namespace
 
 double process_tree_cpu_seconds(pid_t root) {
@@ -90,7 +99,7 @@ std::string QuietWatch::verdict() const {
   // worker (blocked on its command pipe, its OpenMP threads parked) uses none; the allowance is 3 ticks and
   // 5% of the watched time, while a thread working through the other side's timing uses all of it.
   for (const auto& a : accounts_) {
-    const double allowed = 3.0 / static_cast<double>(::sysconf(_SC_CLK_TCK)) + 0.05 * a.watched;
+    const double allowed = tolerated_ticks * quiet_tick_seconds() + tolerated_share * a.watched;
     if (a.used > allowed) {
       std::ostringstream text;
       text.precision(0);
@@ -101,6 +110,13 @@ std::string QuietWatch::verdict() const {
     }
   }
   return "";
+}
+
+bool QuietWatch::watched_long_enough() const {
+  if (accounts_.empty()) return false;
+  for (const auto& a : accounts_)
+    if (tolerated_share * a.watched < least_share_over_ticks * tolerated_ticks * quiet_tick_seconds()) return false;
+  return true;
 }
 
 }  // namespace grader

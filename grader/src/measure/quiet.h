@@ -31,6 +31,14 @@ class QuietWatch {
   // Empty when every watched process stayed within the tolerance; else the reason, for a SUSPECT verdict.
   std::string verdict() const;
 
+  // Whether every watched process has been watched long enough that the tolerance is mostly its share of the
+  // watched time, not its few clock ticks: from then on a process that works through a given share of the other
+  // side's timing shows the same whether the rounds end now or after the lab's min_reps. Over the short calls of
+  // lab 90 the ticks were most of it, and two pairs hid a thread that burns a CPU 50 ms after each call
+  // (e2e.trust.burns_cpu_between_calls); over two of lab 4's 5 s yardstick calls they are 0.3% of the watched time.
+  // False while nothing was watched.
+  bool watched_long_enough() const;
+
  private:
   struct Account {
     std::string label;

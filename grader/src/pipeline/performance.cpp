@@ -47,9 +47,9 @@ void Grading::measure(const PerformanceItem& item, TestResult& test) {
                            return false;
                          },
                          [this](const std::string& variant) { return failed_correctness(variant); },
-                         [this, &sharing](const Measurement& m) {
+                         [this, &sharing](const Measurement& m, bool few_pairs) {
                            for (const auto* other : sharing)
-                             if (!points_decided(*other, scope_of(*other), m)) return false;
+                             if (!points_decided(*other, scope_of(*other), m, few_pairs)) return false;
                            return true;
                          },
                          &bounds_timed_};

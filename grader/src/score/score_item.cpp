@@ -41,12 +41,16 @@ bool straddles_tiers(const PerformanceItem& item, const Variables& scope, const 
   return straddles_threshold(evaluated_tiers(item, scope), interval.low, interval.high);
 }
 
-bool points_decided(const PerformanceItem& item, const Variables& scope, const Measurement& m) {
+bool points_decided(const PerformanceItem& item, const Variables& scope, const Measurement& m, bool few_pairs) {
   if (item.metric == Metric::roofline && (m.roofline_fraction <= 0 || !item.bound.empty())) return false;
   const ConfidenceInterval interval = metric_interval(item, m);
   if (interval.high <= 0) return false;
-  const double margin = (interval.high - interval.low) / 2;
-  const double low = interval.low - margin, high = interval.high + margin;
+  const double margin = (interval.high - interval.low) * (few_pairs ? 1.0 : 0.5);
+  double low = interval.low - margin, high = interval.high + margin;
+  if (few_pairs) {
+    low /= few_pairs_margin;
+    high *= few_pairs_margin;
+  }
   const std::vector<EvaluatedTier> tiers = evaluated_tiers(item, scope);
   return tier_points(tiers, low) == tier_points(tiers, high) && !straddles_threshold(tiers, low, high);
 }

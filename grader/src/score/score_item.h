@@ -23,6 +23,10 @@ bool straddles_tiers(const PerformanceItem& item, const Variables& scope, const 
 // Whether the measurement's points are settled: every value in the metric's interval, widened by half its width on
 // each side (a few lucky rounds give a narrow interval; more rounds only narrow it), earns the same points. A
 // roofline item with a bound is never settled before the bound is timed: the bound can raise its ceiling.
-bool points_decided(const PerformanceItem& item, const Variables& scope, const Measurement& m);
+// `few_pairs`: the measurement has fewer pairs than the lab's min_reps (two of lab 4's naive 2048^3 yardstick, 5 s
+// each, rather than three), whose spread need not show the machine's noise yet: the interval is then widened by its
+// whole width on each side, and further by `few_pairs_margin` of its ends (a value a quarter off).
+constexpr double few_pairs_margin = 1.25;
+bool points_decided(const PerformanceItem& item, const Variables& scope, const Measurement& m, bool few_pairs = false);
 
 }  // namespace grader

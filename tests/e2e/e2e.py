@@ -154,8 +154,22 @@ class Grader:
         print(run.describe())
         # Whatever the command, the grader itself must never crash or fail inside.
         check(run.code >= 0, "the grader was killed by %s" % signal_name(-run.code))
-        check(lab_error or run.code != INTERNAL, "the grader reported an internal error (exit 4)")
+        check(lab_error or run.code != INTERNAL, "the grader reported an internal error (exit 4)%s" % internal_details(run))
         return run
+
+
+def internal_details(run):
+    """What a report says about its internal error, for the failure message: exit 4 is explained in the JSON report
+    on stdout (its status_details and the items that failed inside), not on stderr."""
+    try:
+        report = json.loads(run.stdout)
+    except ValueError:
+        return ""
+    lines = ["%s: %s" % (report.get("status"), report.get("status_details"))]
+    for test in report.get("tests", []):
+        if test.get("status") == "internal_error":
+            lines.append("item %r: %s" % (test.get("name"), test.get("details")))
+    return ": " + "; ".join(lines)
 
 
 def signal_name(number):

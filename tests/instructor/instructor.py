@@ -473,8 +473,8 @@ def check_visibility(grader, args):
         check(staff_cases.get(key) in WITHHELD, "a staff run shows %r as %r" % (key, staff_cases.get(key)))
 
     # A scaffolded lab with every kind: a hidden case, an after_due_date case and an after_due_date benchmark. Named
-    # as new-lab-cpu's and new-lab-steps' (lab9-vector-ops), whose harness and flags it keeps: one lab build in the
-    # cache serves all three (only lab.toml is edited here, which a lab build's key does not hold).
+    # as new-lab-cpu's, new-lab-steps' and release-constructed's (lab9-vector-ops), whose harness and flags it keeps:
+    # one lab build in the cache serves all four (only lab.toml is edited here, which a lab build's key does not hold).
     with tempfile.TemporaryDirectory(prefix="instructor-visibility-") as root:
         grader_only(args.root, root)
         check(grader(root, "new-lab", "lab9", "vector-ops").code == ALL_PASSED, "new-lab failed")
@@ -659,6 +659,12 @@ def check_release(grader, args):
         env = dict(os.environ)
         env.pop("GRADER_ROOT", None)
         env["NO_COLOR"] = "1"
+        # The course build's cache of lab builds (<build>/cache, beside bin/grader), not the release build's empty
+        # one: a lab build's key hashes the compiler, the flags and every file it compiles (the lab's headers,
+        # harness and baseline, the lab kit), so the course's lab1 build is found only if the release ships those
+        # files unchanged, and anything missing or changed is built from the release's own files, as a student's
+        # first grading does. It saves building lab1 from scratch (38 s of this test on a loaded 2-vCPU machine).
+        env["GRADER_CACHE"] = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(grader.binary))), "cache")
         graded = run([os.path.join(build, "bin", "grader"), "lab1", "--quick", "--format", "json"], env=env, timeout=600)
         check(graded.code == ALL_PASSED, "the release's grader lab1 --quick exited %d" % graded.code)
         report = graded.json()
@@ -711,8 +717,10 @@ def check_release_constructed(grader, args):
     with tempfile.TemporaryDirectory(prefix="instructor-release-constructed-") as temp:
         course = os.path.join(temp, "course")
         copy_course(args.root, course, with_labs=False)
-        check(grader(course, "new-lab", "lab9", "demo").code == ALL_PASSED, "new-lab failed")
-        lab = os.path.join(course, "labs", "lab9-demo")
+        # Named as new-lab-cpu's, new-lab-steps' and visibility's lab (lab9-vector-ops), whose harness and flags it
+        # keeps: the judge that writes its datasets and its lab build come from the cache whichever test built them.
+        check(grader(course, "new-lab", "lab9", "vector-ops").code == ALL_PASSED, "new-lab failed")
+        lab = os.path.join(course, "labs", "lab9-vector-ops")
         toml_path = os.path.join(lab, "lab.toml")
         text = open(toml_path).read()
         # A hidden dataset case (seed included), a comment about a hidden case, an item whose cases are all hidden,
@@ -735,23 +743,23 @@ def check_release_constructed(grader, args):
                             '[[correctness]]\nname = "secret dot sizes"\npoints = 5\nvariants = ["dot"]\n'
                             'cases = [ { name = "secret n = 77777", params = { n = 77777 }, visibility = "hidden" } ]\n')
         open(toml_path, "w").write(text)
-        manifest_path = os.path.join(course, "datasets", "lab9-demo", "manifest.toml")
+        manifest_path = os.path.join(course, "datasets", "lab9-vector-ops", "manifest.toml")
         with open(manifest_path, "a") as f:
             f.write('\n[[dataset]]\nname = "secret-33"\nseed = 987654321\nvariant = "axpy"\nparams = { n = 33, a = 1.5 }\n')
         check(grader(course, "datasets", "generate", "lab9").code == ALL_PASSED, "datasets generate failed")
         check(grader(course, "grade", "lab9", "--quick").code == ALL_PASSED, "the edited lab does not grade")
         mutant = os.path.join(lab, "mutants", "wrong_axpy")
         os.makedirs(mutant)
-        open(os.path.join(mutant, "demo.cpp"), "w").write(
-            open(os.path.join(course, "reference", "lab9-demo", "demo.cpp")).read().replace("a * x[i] + y[i]", "a * x[i] - y[i]"))
+        open(os.path.join(mutant, "vector_ops.cpp"), "w").write(
+            open(os.path.join(course, "reference", "lab9-vector-ops", "vector_ops.cpp")).read().replace("a * x[i] + y[i]", "a * x[i] - y[i]"))
         open(os.path.join(mutant, "mutant.toml"), "w").write('mistake = "subtracts y"\nmust_fail = ["axpy"]\n')
 
         release = os.path.join(temp, "release")
         result = release_of(grader, course, release)
-        check(re.search(r"lab9-demo\s+4 hidden case\(s\) and 2 hidden item\(s\) left out, 1 dataset\(s\) withheld",
+        check(re.search(r"lab9-vector-ops\s+4 hidden case\(s\) and 2 hidden item\(s\) left out, 1 dataset\(s\) withheld",
                         result.stdout), "the summary does not count what was withheld")
         spec = load_toml(toml_path)
-        check_release_structure(course, release, ["lab9-demo"])
+        check_release_structure(course, release, ["lab9-vector-ops"])
         evidence = evidence_from(course, [spec], withheld_names={"secret-33"}, withheld_seeds={"987654321"})
         leaks = scan_for_leaks(release, evidence)
         check(not leaks, "the release gives away:\n  " + "\n  ".join(leaks))
@@ -759,9 +767,9 @@ def check_release_constructed(grader, args):
             text = read_text(path)
             check(text is None or "secret" not in text.lower() or rel.startswith(("grader", "tests", "docs", "bench")),
                   "%s mentions a secret" % rel)
-        shipped_manifest = load_toml(os.path.join(release, "datasets", "lab9-demo", "manifest.toml"))
+        shipped_manifest = load_toml(os.path.join(release, "datasets", "lab9-vector-ops", "manifest.toml"))
         check([d["name"] for d in shipped_manifest["dataset"]] == ["public-17"], "the release's datasets: %r" % shipped_manifest)
-        check(not [n for n in os.listdir(os.path.join(release, "datasets", "lab9-demo")) if n.startswith("secret")],
+        check(not [n for n in os.listdir(os.path.join(release, "datasets", "lab9-vector-ops")) if n.startswith("secret")],
               "the withheld dataset's files are in the release")
         check(grader(release, "datasets", "verify", "lab9").code == ALL_PASSED, "the release's datasets do not verify")
         # Unit tests that read the course's own files stay behind; the others ship.
@@ -778,21 +786,21 @@ def check_release_constructed(grader, args):
                       "docs/instructor-guide.md", "<!-- staff -->"):
             check(staff not in readme, "the release's README still says %r" % staff)
         check("## Students" in readme, "the release's README lost the students' section")
-        handout = read_text(os.path.join(release, "labs", "lab9-demo", "README.md"))
+        handout = read_text(os.path.join(release, "labs", "lab9-vector-ops", "README.md"))
         check("grader new-lab" not in handout and "scaffolded" not in handout and "<!-- staff -->" not in handout,
               "the release's handout keeps the scaffold's note to the author")
-        check("scaffolded" not in read_text(os.path.join(release, "labs", "lab9-demo", "lab.toml")),
+        check("scaffolded" not in read_text(os.path.join(release, "labs", "lab9-vector-ops", "lab.toml")),
               "the release's lab.toml says it was scaffolded")
-        check(not os.path.exists(os.path.join(release, "labs", "lab9-demo", "mutants")), "the release ships the lab's mutants")
+        check(not os.path.exists(os.path.join(release, "labs", "lab9-vector-ops", "mutants")), "the release ships the lab's mutants")
 
         # A doc that quotes a line only the solution has stops the release, and leaves nothing behind.
-        reference = open(os.path.join(course, "reference", "lab9-demo", "demo.cpp")).read().splitlines()
+        reference = open(os.path.join(course, "reference", "lab9-vector-ops", "vector_ops.cpp")).read().splitlines()
         quoted = [l.strip() for l in reference if "partial[k] +=" in l][0]
         with open(os.path.join(course, "docs", "notes.md"), "w") as f:
             f.write("# Notes\n\nThe trick:\n\n    %s\n" % quoted)
         stopped = grader(course, "release", "--out", os.path.join(temp, "leaky"))
         check(stopped.code == GRADED_FAILURES, "a release quoting the solution exited %d" % stopped.code)
-        check(re.search(r"docs/notes\.md:5: quotes reference/lab9-demo/demo\.cpp", stopped.stderr),
+        check(re.search(r"docs/notes\.md:5: quotes reference/lab9-vector-ops/vector_ops\.cpp", stopped.stderr),
               "the refusal does not name docs/notes.md:5 and the reference file")
         check(not os.path.exists(os.path.join(temp, "leaky")), "a refused release left its directory behind")
         os.remove(os.path.join(course, "docs", "notes.md"))
@@ -818,7 +826,7 @@ def check_release_constructed(grader, args):
         check(grader(course, "datasets", "verify", "lab9").code == ALL_PASSED, "the generated entry does not verify")
 
         # So does a symbolic link (it could reach reference/).
-        os.symlink(os.path.join(course, "reference", "lab9-demo", "demo.cpp"), os.path.join(lab, "solution.cpp"))
+        os.symlink(os.path.join(course, "reference", "lab9-vector-ops", "vector_ops.cpp"), os.path.join(lab, "solution.cpp"))
         stopped = grader(course, "release", "--out", os.path.join(temp, "linked"))
         check(stopped.code == GRADED_FAILURES and "solution.cpp is a symbolic link" in stopped.stderr,
               "a symbolic link in a lab was not refused")
@@ -833,16 +841,16 @@ def check_release_constructed(grader, args):
             raise Skipped("no git here: the uncommitted-changes refusal cannot be tried")
         check(git("init", "-q").code == 0 and git("add", "-A").code == 0 and git("commit", "-q", "-m", "course").code == 0,
               "git could not commit the constructed course")
-        skeleton = os.path.join(course, "skeletons", "lab9-demo", "demo.cpp")
+        skeleton = os.path.join(course, "skeletons", "lab9-vector-ops", "vector_ops.cpp")
         with open(skeleton, "a") as f:
             f.write("// solved on disk, never committed\n")
         stopped = grader(course, "release", "--out", os.path.join(temp, "dirty"))
-        check(stopped.code == GRADED_FAILURES and "skeletons/lab9-demo/demo.cpp" in stopped.stderr
+        check(stopped.code == GRADED_FAILURES and "skeletons/lab9-vector-ops/vector_ops.cpp" in stopped.stderr
               and "--allow-uncommitted" in stopped.stderr, "a release of an uncommitted skeleton was not refused, "
               "naming it (exit %d): %s" % (stopped.code, stopped.stderr[-2000:]))
         check(not os.path.exists(os.path.join(temp, "dirty")), "a refused release left its directory behind")
         allowed = release_of(grader, course, os.path.join(temp, "allowed"), "--allow-uncommitted")
-        check("skeletons/lab9-demo/demo.cpp" in allowed.stderr, "--allow-uncommitted does not say what it ships")
+        check("skeletons/lab9-vector-ops/vector_ops.cpp" in allowed.stderr, "--allow-uncommitted does not say what it ships")
 
 
 # A lab from new-lab that declares steps (lab.toml [steps]) gets selftest's substitution proof like the course's own:

@@ -1,7 +1,8 @@
 // test_inspect_labs.cpp: facts of every lab's reference and skeleton (grader/src/inspect/code_facts.h), compiled here
 // with each lab's own flags. Every timed item's variant must be found in both trees (the report and the step rules
 // read nothing otherwise), a CUDA variant must launch a kernel, and where the lab's lesson is a fact the reference
-// must show it and the skeleton must not. The table of key facts is printed: `test_inspect_labs -s` shows it.
+// must show it and the skeleton must not. The table of key facts is printed: `test_inspect_labs -s` shows it
+// (`asan_unit_tests --source-file=*/test_inspect_labs.cpp -s` where the sanitizer build is, tests/CMakeLists.txt).
 // CUDA labs are read where nvcc is (their part is skipped, and said so, elsewhere). No step of a reference breaks a
 // step rule.
 #include <doctest/doctest.h>

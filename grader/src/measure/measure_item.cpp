@@ -4,6 +4,7 @@
 #include <chrono>
 #include <random>
 #include <sstream>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -21,7 +22,13 @@ namespace {
 
 using steady = std::chrono::steady_clock;
 
-constexpr int candidate_compare_reps = 3;  // calls timed for a `candidate:<variant>` row of `compare`
+constexpr int candidate_compare_reps = 3;
+// After the rounds the submission's processes rest this long, watched (QuietWatch), while the judge checks the last
+// round. A thread that waits until its process has been idle for a while and then burns a CPU only slows the
+// yardstick when the grader happens to pause between calls: lab 90's waits 50 ms, and where every baseline call came
+// within 50 ms of a candidate's return it was never seen (e2e.trust.burns_cpu_between_calls failed 1 grading in 4).
+// A rest longer than such a wait shows it every time.
+constexpr double watched_rest_seconds = 0.15;  // calls timed for a `candidate:<variant>` row of `compare`
 // A `candidate:<variant>` row whose first call takes this long keeps that one call: lab 4's skeleton's naive
 // register-blocked function takes 1.5 s a call at 128 x 4096 x 4096, and a call that long is not moved by what a
 // call's first microseconds cost; three of them were 4.5 s of its grading, for a row that earns nothing.
@@ -295,8 +302,19 @@ bool measure_item(const PerformanceItem& item, const MeasureInputs& in, MeasureC
       break;
     }
   }
+  // The rest (watched_rest_seconds) begins with the last round's check, which needs no submission process.
+  std::vector<QuietWatch::Watched> resting;
+  if (cand.alive()) resting.push_back({cand.process().pid(), "submission's process"});
+  if (baseline_is_candidate_code && separate_baseline->alive())
+    resting.push_back({separate_baseline->process().pid(), "submission's baseline process"});
+  const auto rest_began = steady::now();
+  quiet.before(resting);
   if (unchecked && !verify(unchecked->outputs, unchecked->call, oracle_outputs ? &*oracle_outputs : nullptr))
     return fail(check_failure->first, check_failure->second);
+  const double rested = measure_seconds_since(rest_began);
+  if (rested < watched_rest_seconds)
+    std::this_thread::sleep_for(std::chrono::duration<double>(watched_rest_seconds - rested));
+  quiet.after(measure_seconds_since(rest_began));
   m.spent.checks = check_seconds;
   m.spent.rounds = measure_seconds_since(start) - check_seconds;
   if (const std::string why = quiet.verdict(); !why.empty()) return fail(Verdict::suspect, why);

@@ -312,7 +312,7 @@ bool measure_item(const PerformanceItem& item, const MeasureInputs& in, MeasureC
   if (unchecked && !verify(unchecked->outputs, unchecked->call, oracle_outputs ? &*oracle_outputs : nullptr))
     return fail(check_failure->first, check_failure->second);
   const double rested = measure_seconds_since(rest_began);
-  if (rested < watched_rest_seconds)
+  if (!resting.empty() && rested < watched_rest_seconds)  // no process of the submission left to watch: no rest
     std::this_thread::sleep_for(std::chrono::duration<double>(watched_rest_seconds - rested));
   quiet.after(measure_seconds_since(rest_began));
   m.spent.checks = check_seconds;

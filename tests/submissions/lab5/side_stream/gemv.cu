@@ -22,14 +22,11 @@ __global__ void thread_per_row_kernel(const double* A, const double* x, double* 
   y[row] = sum;
 }
 
-// One block of `blockDim.x` threads (a multiple of 32) per row: each warp reduces with shuffles, then the warps
-// combine through shared memory.
-__global__ void block_per_row_kernel(const double* A, const double* x, double* y, std::int64_t n) {
+// The block's partial sums into y[blockIdx.x]: each warp reduces with shuffles, then the warps combine through
+// shared memory. Inlined, so each kernel keeps its shared memory and barrier in its own code (the steps rules read it).
+__device__ __forceinline__ void store_block_sum(double sum, double* y) {
   __shared__ double warp_sums[32];
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, warps = blockDim.x / 32;
-  const double* a = A + blockIdx.x * n;
-  double sum = 0;
-  for (std::int64_t j = threadIdx.x; j < n; j += blockDim.x) sum += a[j] * x[j];
   for (int offset = 16; offset > 0; offset >>= 1) sum += __shfl_down_sync(0xffffffffu, sum, offset);
   if (lane == 0) warp_sums[warp] = sum;
   __syncthreads();
@@ -40,11 +37,17 @@ __global__ void block_per_row_kernel(const double* A, const double* x, double* y
   }
 }
 
+// One block of `blockDim.x` threads (a multiple of 32) per row.
+__global__ void block_per_row_kernel(const double* A, const double* x, double* y, std::int64_t n) {
+  const double* a = A + blockIdx.x * n;
+  double sum = 0;
+  for (std::int64_t j = threadIdx.x; j < n; j += blockDim.x) sum += a[j] * x[j];
+  store_block_sum(sum, y);
+}
+
 // gemv_best's kernel: block_per_row_kernel with two sums in flight per thread, so that no step's function launches
 // the kernel the best one does (the steps rules, docs/lab-toml.md).
 __global__ void best_kernel(const double* A, const double* x, double* y, std::int64_t n) {
-  __shared__ double warp_sums[32];
-  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, warps = blockDim.x / 32;
   const double* a = A + blockIdx.x * n;
   double even = 0, odd = 0;
   std::int64_t j = threadIdx.x;
@@ -54,14 +57,7 @@ __global__ void best_kernel(const double* A, const double* x, double* y, std::in
   }
   if (j < n) even += a[j] * x[j];
   double sum = even + odd;
-  for (int offset = 16; offset > 0; offset >>= 1) sum += __shfl_down_sync(0xffffffffu, sum, offset);
-  if (lane == 0) warp_sums[warp] = sum;
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    double total = 0;
-    for (int w = 0; w < warps; ++w) total += warp_sums[w];
-    y[blockIdx.x] = total;
-  }
+  store_block_sum(sum, y);
 }
 
 // One warp per row, its own kernel: the steps rules hold gemv_warp_per_row to a kernel gemv_best does not also

@@ -55,6 +55,34 @@ TEST_CASE("a GPU's calibration is kept by its UUID and read back for that GPU on
   CHECK_FALSE(load_gpu_calibration(env, second));
 }
 
+TEST_CASE("grader calibrate's GPU figures are kept by the grading GPU's UUID too, and only where it measured a GPU") {
+  TempDir dir("test-gpu-calibration-machine");
+  Environment env;
+  env.cache = dir.path();
+  const std::string uuid = "GPU-5f0c2a7e-9a1b-4c3d-8e2f-1a2b3c4d5e6f";
+  CHECK_FALSE(keep_machine_gpu_calibration(env, uuid));  // no calibration at all
+  std::filesystem::create_directories(calibration_path(env).parent_path());
+  // The machine's calibration: the CPU's figures, and gpu_calibrate.cu's merged in (its keys are all gpu...).
+  std::string machine = calibration_json(uuid, 4750);
+  machine.replace(machine.find("\"uuid\""), 0, "\"rounds\": 5, \"stable\": true, \"bandwidth_1t_gbps\": 15.7, ");
+  std::ofstream(calibration_path(env)) << machine;
+  REQUIRE(keep_machine_gpu_calibration(env, uuid));
+  const auto kept = load_gpu_calibration(env, uuid);
+  REQUIRE(kept);
+  CHECK(kept->read_bandwidth_gbps == 4750);
+  CHECK(kept->sgemm_tflops == 51.5);
+  CHECK(kept->rounds == 3);  // the GPU's rounds, not the CPU's
+  // A machine calibrated without a GPU keeps nothing for one.
+  const std::string other = "GPU-0e1d2c3b-4a59-6877-8899-aabbccddeeff";
+  std::ofstream(calibration_path(env)) << "{\"rounds\": 5, \"stable\": true}";
+  CHECK_FALSE(keep_machine_gpu_calibration(env, other));
+  CHECK_FALSE(std::filesystem::exists(gpu_calibration_path(env, other)));
+  // Nor does one whose GPU figures are incomplete.
+  std::ofstream(calibration_path(env)) << "{\"gpu\": \"NVIDIA H200\", \"gpu_arch\": \"sm_90\"}";
+  CHECK_FALSE(keep_machine_gpu_calibration(env, other));
+  CHECK_FALSE(std::filesystem::exists(gpu_calibration_path(env, other)));
+}
+
 namespace {
 
 // A node of four GPUs as nvidia-smi lists it.

@@ -226,6 +226,38 @@ std::optional<GpuCalibration> load_gpu_calibration(const Environment& env, const
   }
 }
 
+namespace {
+
+// A GPU's figures (gpu_calibrate.cu's JSON) kept as <cache>/calibration/<uuid>.json, written then renamed.
+void store_gpu_figures(const Environment& env, const std::string& uuid, json data) {
+  data["uuid"] = uuid;
+  data["machine_id"] = machine_id();
+  data["hostname"] = host_name();
+  const fs::path path = gpu_calibration_path(env, uuid);
+  const fs::path temporary = path.string() + ".tmp-" + unique_suffix();
+  std::ofstream(temporary) << data.dump(2) << "\n";
+  fs::rename(temporary, path);
+}
+
+}  // namespace
+
+bool keep_machine_gpu_calibration(const Environment& env, const std::string& uuid) {
+  std::ifstream in(calibration_path(env));
+  if (!in) return false;
+  json figures;
+  try {
+    const json data = json::parse(in);
+    if (!data.contains("gpu")) return false;
+    for (const auto& [key, value] : data.items())
+      if (key == "gpu" || key.rfind("gpu_", 0) == 0) figures[key] = value;
+    gpu_from_json(figures);  // every figure there, or none kept
+  } catch (const std::exception&) {
+    return false;
+  }
+  store_gpu_figures(env, uuid, figures);
+  return true;
+}
+
 std::vector<GpuCalibration> run_gpu_calibrations(const Environment& env, const std::vector<std::string>& uuids) {
   const std::string arch = detect_gpu_arch();
   if (!env.nvcc || arch.empty()) throw std::runtime_error("no GPU to calibrate here (no nvcc, or nvidia-smi found no GPU)");
@@ -239,13 +271,7 @@ std::vector<GpuCalibration> run_gpu_calibrations(const Environment& env, const s
   for (const auto& uuid : uuids) {
     json data = run_program({"/usr/bin/env", "CUDA_VISIBLE_DEVICES=" + uuid, program.string()}, dir, "GPU " + uuid);
     calibrations.push_back(gpu_from_json(data));
-    data["uuid"] = uuid;
-    data["machine_id"] = machine_id();
-    data["hostname"] = host_name();
-    const fs::path path = gpu_calibration_path(env, uuid);
-    const fs::path temporary = path.string() + ".tmp-" + unique_suffix();
-    std::ofstream(temporary) << data.dump(2) << "\n";
-    fs::rename(temporary, path);
+    store_gpu_figures(env, uuid, data);
   }
   return calibrations;
 }

@@ -73,6 +73,10 @@ std::optional<GpuCalibration> load_gpu_calibration(const Environment& env, const
 // Builds grader/calibrate/gpu_calibrate.cu once and runs it on each GPU in turn (CUDA_VISIBLE_DEVICES=<uuid>),
 // storing each. Throws std::runtime_error if it cannot build or run.
 std::vector<GpuCalibration> run_gpu_calibrations(const Environment& env, const std::vector<std::string>& uuids);
+// The machine's GPU figures (run_calibration's, of CUDA's device 0) kept for that GPU by its UUID as well, so that
+// the first grading on it does not calibrate it again (7.4 s on an H100, right after `grader calibrate`). False, and
+// nothing kept, where the machine's calibration holds no GPU figures.
+bool keep_machine_gpu_calibration(const Environment& env, const std::string& uuid);
 
 // What all threads reach against one on the FP64 kernel right now: the CPU calibration program, kept by
 // run_calibration, run with `--probe` (a tenth of a second). Set against the calibrated ratio it tells a

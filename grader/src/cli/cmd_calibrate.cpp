@@ -1,6 +1,7 @@
 // grader calibrate: measures this machine's roofline (memory bandwidth, FP64 peak) and keeps it.
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <string>
 
@@ -40,6 +41,22 @@ void calibrate_each_gpu(const Environment& env, const std::vector<Gpu>& gpus) {
                 g.dgemm_tflops, g.stable ? "stable" : "NOT stable: calibrate again when the GPU is idle");
     std::printf("  kept in %s\n", gpu_calibration_path(env, gpus[i].uuid).c_str());
   }
+}
+
+// The GPU just measured is CUDA's device 0, the one a grading here runs on (grading_gpu): its figures are kept by its
+// UUID too, which is how a grading looks them up; without them the first grading would measure that GPU again.
+void keep_for_grading_gpu(const Environment& env, const GpuCalibration& measured) {
+  std::optional<Gpu> gpu;
+  try {
+    const auto listed = list_gpus();
+    const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
+    if (listed) gpu = grading_gpu(*listed, visible ? visible : "");
+  } catch (const GpuRequestError&) {
+    return;  // nvidia-smi failed: the first grading calibrates its GPU itself
+  }
+  // nvidia-smi's name and CUDA's agree for one GPU ("NVIDIA H100 80GB HBM3"): any other answer is another GPU.
+  if (!gpu || gpu->name != measured.name || !keep_machine_gpu_calibration(env, gpu->uuid)) return;
+  std::printf("  kept for %s too, as gradings on it look it up\n", describe_gpu(*gpu).c_str());
 }
 
 // --interference: what a batch may run beside a timing here (calibrate/interference.h), measured and printed.
@@ -118,6 +135,7 @@ void setup_calibrate(CLI::App& app) {
     }
     std::printf("kept in %s\n", calibration_path(env).c_str());
     if (!each_gpu.empty()) calibrate_each_gpu(env, each_gpu);
+    else if (calibration.gpu) keep_for_grading_gpu(env, *calibration.gpu);
   });
 }
 

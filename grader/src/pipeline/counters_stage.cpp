@@ -1,7 +1,7 @@
-// counters_stage.cpp: the GPU's counters for the report (docs/design.md, "The inspect stage"). After a timed item's
-// measurement, and before the next one, the grader starts one more worker of the submission under Nsight Compute
-// (inspect/ncu.h), inside the same box and limits as every candidate, sets up the item's inputs and has the variant
-// called once with "profile": true, so ncu counts only that call. The grader chooses all of it: whether, which
+// counters_stage.cpp: the GPU's counters for the report (docs/design.md, "The inspect stage"). Once the last item is
+// timed, and still in the grading's timing turn, the grader starts one more worker of the submission per timed call
+// under Nsight Compute (inspect/ncu.h), inside the same box and limits as every candidate, sets up the call's inputs
+// and has the variant called once with "profile": true, so ncu counts only that call. The grader chooses all of it: whether, which
 // metrics, where the report goes; the candidate's program is run, never asked. ncu's report is read back by the
 // grader, as CSV, once the profiled process has ended. Counters never change a point: a missing ncu, a driver that
 // refuses profiling, a run that fails or overruns leave the report saying which, and grading goes on.
@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <future>
 
 #include "inspect/ncu.h"
 #include "pipeline/grading.h"
@@ -40,28 +41,79 @@ std::string Grading::counted_call_key(const PerformanceItem& item) {
   return key;
 }
 
-void Grading::read_counters(const PerformanceItem& item, const TestResult& test) {
+void Grading::queue_counters(const PerformanceItem& item, const TestResult& test) {
   if (!options_.counters || !spec_.gpu || !test.measurement) return;
   // Only a call that was timed and checked: a wrong or crashed variant says nothing worth counting.
   if (test.verdict != Verdict::passed && test.verdict != Verdict::below_threshold) return;
   const std::string key = counted_call_key(item);
-  if (counters_.count(key)) return;
-  ItemCounters& counters = counters_[key];
+  for (const auto& queued : counters_queue_)
+    if (counted_call_key(*queued.item) == key) return;
+  counters_queue_.push_back({&item, test.measurement->candidate.median});
+}
+
+namespace {
+
+// printed: the profiled run's stdout and stderr; failed: how it failed, empty when it did not.
+std::string counted_words(const NcuTool& ncu, const std::string& printed, const std::string& failed,
+                          const CounterReading& reading) {
+  if (!reading.unavailable.empty()) {
+    // ncu's own words first (ERR_NVGPUCTRPERM), then how the run ended.
+    std::string why = reading.unavailable;
+    if (!failed.empty())
+      why = ncu_failure(printed).empty() ? "the profiled run failed (" + failed + ")" : why + "; the profiled run: " + failed;
+    return "counters not read (Nsight Compute " + ncu.version + "): " + why;
+  }
+  return "counters: Nsight Compute " + ncu.version + ", one extra call outside the timed rounds; " +
+         seen_launch(reading.kernels);
+}
+
+}  // namespace
+
+// The profiled runs go one after another (two ncu sessions on one GPU would contend for its counters), and each
+// run's report is imported while the next run profiles: the import is ncu's CPU work on a file, a second or so of
+// every run that no longer adds up.
+void Grading::read_queued_counters() {
+  if (counters_queue_.empty()) return;
   std::string why_not;
   const std::optional<NcuTool> ncu = find_ncu(env_, why_not);
-  if (!ncu) {
-    counters.words = "counters not read: " + why_not;
-    return;
-  }
   // ncu's library in the program talks to ncu over TCP, which the syscall filter refuses unless the program is in
   // a network namespace of its own: the box's, or one a root grader makes for it.
   const bool boxed = Sandbox::get().available();
-  if (!boxed && ::geteuid() != 0) {
-    counters.words = "counters not read: Nsight Compute talks to the program over TCP, which is allowed only in a "
-                     "network of the program's own: bubblewrap's box, or one a root grader makes (docs/ta-guide.md)";
+  if (ncu && !boxed && ::geteuid() != 0)
+    why_not = "Nsight Compute talks to the program over TCP, which is allowed only in a network of the program's "
+              "own: bubblewrap's box, or one a root grader makes (docs/ta-guide.md)";
+  if (!ncu || !why_not.empty()) {
+    for (const auto& queued : counters_queue_) counters_[counted_call_key(*queued.item)].words = "counters not read: " + why_not;
+    counters_queue_.clear();
     return;
   }
-  progress("counters", "performance: " + item.name + ": one more call, counted by Nsight Compute " + ncu->version);
+  struct Import {
+    std::string key;
+    ProfiledCall run;
+    std::future<CounterReading> reading;
+  };
+  std::vector<Import> imports;
+  for (const auto& queued : counters_queue_) {
+    const PerformanceItem& item = *queued.item;
+    progress("counters", "performance: " + item.name + ": one more call, counted by Nsight Compute " + ncu->version);
+    ProfiledCall run = profile_call(item, *ncu, queued.median_seconds, boxed);
+    auto reading = std::async(std::launch::async, [tool = *ncu, report = run.report, printed = run.printed] {
+      return read_ncu_report(tool, report, printed);
+    });
+    imports.push_back({counted_call_key(item), std::move(run), std::move(reading)});
+  }
+  counters_queue_.clear();
+  for (auto& import : imports) {
+    CounterReading reading = import.reading.get();
+    ItemCounters& counters = counters_[import.key];
+    counters.words = counted_words(*ncu, import.run.printed, import.run.failed, reading);
+    if (reading.unavailable.empty()) counters.facts = counter_variables(reading.kernels);
+  }
+  stages_.enter("timing");  // what follows is counted as it was: the counters' seconds are the profiled calls' alone
+}
+
+Grading::ProfiledCall Grading::profile_call(const PerformanceItem& item, const NcuTool& ncu, double median_seconds,
+                                           bool boxed) {
   const fs::path dir = workdir_ / ("counters-" + std::to_string(++workers_started_));
   const fs::path report_dir = dir / "report";
   fs::create_directories(report_dir);
@@ -70,13 +122,13 @@ void Grading::read_counters(const PerformanceItem& item, const TestResult& test)
   const fs::path run_dir = dir / "run";
   fs::create_directories(run_dir);
   LaunchOptions launch =
-      worker_launch_options(spec_, candidate_build_.executable, run_dir, ncu->install_dirs, {report_dir});
+      worker_launch_options(spec_, candidate_build_.executable, run_dir, ncu.install_dirs, {report_dir});
   if (!visible_devices_.empty()) launch.environment["CUDA_VISIBLE_DEVICES"] = visible_devices_;
   launch.environment["GRADER_PROFILED_CALL"] = "loopback";  // grader/filter/start_filter.h
   launch.own_network = !boxed;
-  const std::vector<std::string> words = ncu_profile_words(*ncu, report_dir / "counters");
+  const std::vector<std::string> words = ncu_profile_words(ncu, report_dir / "counters");
   launch.wrapper.insert(launch.wrapper.end(), words.begin(), words.end());
-  const double call_seconds = profiled_call_factor * test.measurement->candidate.median + 30;
+  const double call_seconds = profiled_call_factor * median_seconds + 30;
   launch.limits.wall_seconds = profiler_start_seconds + std::min(call_seconds, spec_.limits.wall_seconds);
   launch.limits.cpu_seconds = launch.limits.cpu_seconds + profiler_start_seconds;
   launch.limits.processes += profiler_processes;
@@ -104,19 +156,7 @@ void Grading::read_counters(const PerformanceItem& item, const TestResult& test)
   } catch (const std::exception& error) {
     failed = error.what();
   }
-  CounterReading reading = read_ncu_report(*ncu, report_dir / "counters.ncu-rep", printed);
-  if (!reading.unavailable.empty()) {
-    // ncu's own words first (ERR_NVGPUCTRPERM), then how the run ended.
-    std::string why = reading.unavailable;
-    if (!failed.empty())
-      why = ncu_failure(printed).empty() ? "the profiled run failed (" + failed + ")"
-                                         : why + "; the profiled run: " + failed;
-    counters.words = "counters not read (Nsight Compute " + ncu->version + "): " + why;
-    return;
-  }
-  counters.facts = counter_variables(reading.kernels);
-  counters.words = "counters: Nsight Compute " + ncu->version + ", one extra call outside the timed rounds; " +
-                   seen_launch(reading.kernels);
+  return {report_dir / "counters.ncu-rep", printed, failed};
 }
 
 }  // namespace grader::pipeline

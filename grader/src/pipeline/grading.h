@@ -24,6 +24,7 @@
 #include "core/environment.h"
 #include "data/manifest.h"
 #include "inspect/code_facts.h"
+#include "inspect/ncu.h"
 #include "measure/foreign_load.h"
 #include "pipeline/grade.h"
 #include "pipeline/stage_clock.h"
@@ -98,8 +99,17 @@ class Grading {
   void inspect_code();
   void attach_facts();
   // The counters (pipeline/counters_stage.cpp): one extra call of a timed item's variant under Nsight Compute, in a
-  // profiled worker of its own, after the item's timing; kept per call (variant and inputs) for attach_facts().
-  void read_counters(const PerformanceItem& item, const TestResult& test);
+  // profiled worker of its own, kept per call (variant and inputs) for attach_facts(). An item's call is queued
+  // after its timing, and every queued call is profiled once the last item is timed, still in the timing turn.
+  void queue_counters(const PerformanceItem& item, const TestResult& test);
+  void read_queued_counters();
+  // What a profiled run left: ncu's report, read back by `ncu --import` (a process of its own, CPU only).
+  struct ProfiledCall {
+    fs::path report;
+    std::string printed;  // the run's stdout and stderr: ncu's own lines
+    std::string failed;   // how the run failed, empty when it did not
+  };
+  ProfiledCall profile_call(const PerformanceItem& item, const NcuTool& ncu, double median_seconds, bool boxed);
   static std::string counted_call_key(const PerformanceItem& item);  // one profiled run per call, not per item
   bool build_sanitized();
   // The submission compiled with item_flags and the --sanitize instrumentation, linked as workdir/<name>-sanitized.
@@ -199,6 +209,11 @@ class Grading {
     std::string words;  // "counters: Nsight Compute 2025.3.1.0, ...", or "counters not read: ..."
   };
   std::map<std::string, ItemCounters> counters_;
+  struct CountedCall {
+    const PerformanceItem* item;
+    double median_seconds;  // the timed call's, for the profiled run's wall limit
+  };
+  std::vector<CountedCall> counters_queue_;  // one per counted_call_key, in the order the items were timed
   std::map<std::vector<std::string>, FlagBuild> flag_builds_;
   std::unique_ptr<Worker> candidate_;  // the timed items' candidate: a fresh one for every measurement but one on its inputs
   bool candidate_passed_last_measurement_ = false;  // candidate_'s last measurement ended passed or below_threshold

@@ -234,9 +234,7 @@ void Grading::grade_performance(const PerformanceItem& item, TestResult& test) {
     }
     measure(item, test);
     candidate_passed_last_measurement_ = test.verdict == Verdict::passed || test.verdict == Verdict::below_threshold;
-    // Still in this grading's timing turn and on its GPU: the profiled call disturbs no one's timing.
-    read_counters(item, test);
-    stages_.enter("timing");  // what follows is the timing's again: the counters' seconds are the profiled call's alone
+    queue_counters(item, test);  // profiled after the last timed item (pipeline/counters_stage.cpp)
     measurements_[key] = test;
     return;
   }

@@ -41,7 +41,7 @@ void Grading::measure(const PerformanceItem& item, TestResult& test) {
                            for (const auto* other : sharing) {
                              TestResult trial;
                              trial.measurement = m;
-                             score_measurement(*other, scope_of(*other), trial);
+                             score_measurement(*other, scope_of(*other), trial, spec_.timing.target_noise);
                              if (trial.score > 0) return true;
                            }
                            return false;
@@ -112,7 +112,7 @@ void Grading::measure(const PerformanceItem& item, TestResult& test) {
   }
   if (measured_again) test.measurement->spent.retries = seconds_since(retries_began);
   if (!disturbed.what.empty()) disturbed_items_.push_back(item.name + " (" + disturbed.what + ")");
-  score_measurement(item, scope, test);
+  score_measurement(item, scope, test, spec_.timing.target_noise);
 }
 
 std::uint64_t Grading::inputs_seed(const Variables& params) const {
@@ -250,7 +250,7 @@ void Grading::grade_performance(const PerformanceItem& item, TestResult& test) {
     Variables scope = machine_;
     for (const auto& [name, value] : case_params(item.params, machine_)) scope[name] = value;
     test.measurement->within_noise = false;
-    score_measurement(item, scope, test);
+    score_measurement(item, scope, test, spec_.timing.target_noise);
   }
 }
 

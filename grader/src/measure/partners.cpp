@@ -1,0 +1,73 @@
+#include "measure/partners.h"
+
+#include "measure/ceilings.h"
+
+namespace grader {
+
+namespace {
+
+std::string partner_params_text(const std::vector<Param>& params) {
+  std::string text;
+  for (const auto& p : params) text += p.name + "=" + p.value.text() + ";";
+  return text;
+}
+
+std::string partner_expr_text(const std::optional<Expr>& expr) { return expr ? expr->text() : std::string(); }
+
+bool plain_judge_yardstick(const BaselineSpec& baseline) {
+  return baseline.process == BaselineSpec::Process::judge && baseline.params.empty() && baseline.cap.empty();
+}
+
+bool same_tolerance(const std::optional<Tolerance>& a, const std::optional<Tolerance>& b) {
+  if (a.has_value() != b.has_value()) return false;
+  return !a || (a->rtol == b->rtol && a->atol == b->atol);
+}
+
+}  // namespace
+
+bool shares_candidate_calls(const PerformanceItem& item, const PerformanceItem& partner) {
+  return &item != &partner && item.variant == partner.variant &&
+         partner_params_text(item.params) == partner_params_text(partner.params) &&
+         plain_judge_yardstick(item.baseline) && plain_judge_yardstick(partner.baseline) && partner.compare.empty() &&
+         same_tolerance(item.tolerance, partner.tolerance) && item.bound == partner.bound &&
+         item.read_only_memory == partner.read_only_memory && item.precision == partner.precision &&
+         partner_expr_text(item.flops) == partner_expr_text(partner.flops) &&
+         partner_expr_text(item.bytes) == partner_expr_text(partner.bytes) &&
+         item.cpu_threads.text() == partner.cpu_threads.text();
+}
+
+Measurement partner_measurement(const PerformanceItem& partner, const Variables& scope, bool gpu_lab,
+                                const std::optional<Calibration>& calibration, const Measurement& shared,
+                                const Timing& yardstick, const std::optional<Timing>& bound) {
+  Measurement m;
+  m.candidate = shared.candidate;
+  m.baseline = yardstick;
+  fill_rates(partner, scope, m.candidate);
+  fill_rates(partner, scope, m.baseline);
+  derive_speedup(m);
+  if (auto ceilings = roofline_ceilings(partner, scope, gpu_lab, calibration)) {
+    raise_to_judge_rate(m.baseline, *ceilings);
+    if (bound) {
+      Timing bound_rates = *bound;
+      fill_rates(partner, scope, bound_rates);
+      raise_to_judge_rate(bound_rates, *ceilings);
+    }
+    place_on_roofline(partner, scope, *ceilings, m);
+  }
+  m.outside_checked = shared.outside_checked;
+  m.noise_retries = shared.noise_retries;
+  m.spent.round_count = shared.spent.round_count;
+  m.spent.checked_rounds = shared.spent.checked_rounds;
+  m.spent.stopped_early = shared.spent.stopped_early;
+  // The counters are the candidate's calls' and the item's yardstick's: the candidate's side is this item's too.
+  if (shared.cpu_counters) {
+    CpuCounters counters = *shared.cpu_counters;
+    counters.sides.clear();
+    for (const auto& side : shared.cpu_counters->sides)
+      if (side.label == shared.candidate.label) counters.sides.push_back(side);
+    m.cpu_counters = std::move(counters);
+  }
+  return m;
+}
+
+}  // namespace grader

@@ -81,3 +81,25 @@ TEST_CASE("a partner's measurement: the shared candidate calls against its own y
   CHECK(m.spent.round_count == 3);
   CHECK(m.outside_checked);
 }
+
+TEST_CASE("a partner's counters: the candidate's side of the item's, and its own yardstick's counted call") {
+  const LabSpec lab1 = partners_lab("lab1-matvec");
+  Variables scope{{"m", 10000}, {"n", 10000}, {"threads", 1}};
+  Measurement shared;
+  shared.candidate = partners_timing("candidate unrolled", {0.050});
+  shared.baseline = partners_timing("judge rowptr", {0.120});
+  CpuCounters counted;
+  CounterSet candidate_side, rowptr_side, tuned_side;
+  candidate_side.label = "candidate unrolled";
+  rowptr_side.label = "judge rowptr";
+  tuned_side.label = "judge tuned";
+  candidate_side.threads = rowptr_side.threads = tuned_side.threads = 1;
+  counted.sides = {candidate_side, rowptr_side};
+  shared.cpu_counters = counted;
+  const Measurement m = partner_measurement(lab1.performance[1], scope, false, std::nullopt, shared,
+                                            partners_timing("judge tuned", {0.049}), std::nullopt, tuned_side, "");
+  REQUIRE(m.cpu_counters.has_value());
+  REQUIRE(m.cpu_counters->sides.size() == 2);
+  CHECK(m.cpu_counters->sides[0].label == "candidate unrolled");
+  CHECK(m.cpu_counters->sides[1].label == "judge tuned");
+}

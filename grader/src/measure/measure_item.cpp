@@ -350,19 +350,31 @@ bool measure_item(const PerformanceItem& item, const MeasureInputs& in, MeasureC
 
   // The counters: one more call of each side on fresh inputs, outside the rounds, counted by the grader. Its time
   // is not a sample; its counts are the report's, never the score's.
+  // The partners' yardsticks are counted here too (one call each, on the judge), each for its partner's report.
+  std::vector<std::optional<CounterSet>> partner_counts(yardsticks.size());
+  std::vector<std::string> partner_skipped(yardsticks.size());
   if (context.count_cpu) {
     const auto counters_began = steady::now();
     CpuCounters counters;
     const double flops = item.flops ? item.flops->evaluate(scope) : 0;
-    const std::pair<Worker*, const std::string*> sides[] = {{&cand, &item.variant}, {baseline, &baseline_variant}};
-    for (const auto& [worker, variant] : sides) {
+    struct Side {
+      Worker* worker;
+      const std::string* variant;
+      const Timing* timing;
+      int partner;  // the partner whose yardstick this is, or -1: the item's own sides
+    };
+    std::vector<Side> sides = {{&cand, &item.variant, &m.candidate, -1}, {baseline, &baseline_variant, &m.baseline, -1}};
+    for (std::size_t i = 0; i < yardsticks.size(); ++i)
+      sides.push_back({&j, &yardstick_variants[i], &yardsticks[i], static_cast<int>(i)});
+    for (const auto& [worker, variant, timing, partner] : sides) {
       CounterSet counts;
-      counts.label = worker == &cand ? m.candidate.label : m.baseline.label;
+      counts.label = timing->label;
       counts.flops = flops;
-      const double call_seconds = summarize(worker == &cand ? m.candidate.seconds : m.baseline.seconds).median;
+      const double call_seconds = summarize(timing->seconds).median;
       if (call_seconds > longest_counted_call) {
-        counters.skipped += (counters.skipped.empty() ? "" : "; ") + counts.label + " takes " + measure_fixed(call_seconds, 1) +
-                            " s a call: not counted";
+        std::string& skipped = partner < 0 ? counters.skipped : partner_skipped[static_cast<std::size_t>(partner)];
+        skipped += (skipped.empty() ? "" : "; ") + counts.label + " takes " + measure_fixed(call_seconds, 1) +
+                   " s a call: not counted";
         continue;
       }
       const std::string name = fresh.next(*variant, 1);
@@ -373,12 +385,15 @@ bool measure_item(const PerformanceItem& item, const MeasureInputs& in, MeasureC
       if (!answered) {
         const WorkerFailure failure = worker->failure();
         if (worker == &cand) context.retire_candidate_if_dead();
-        const bool submission_code = worker == &cand || baseline_is_candidate_code;
+        const bool submission_code = worker == &cand || (partner < 0 && baseline_is_candidate_code);
         return fail(submission_code ? failure.verdict : Verdict::internal_error,
                     "the counted call of " + *variant + " failed: " + failure.details);
       }
       if (counters.unavailable.empty()) counters.unavailable = why_not;
-      if (counts.threads > 0) counters.sides.push_back(std::move(counts));
+      if (partner >= 0)
+        partner_counts[static_cast<std::size_t>(partner)] = std::move(counts);
+      else if (counts.threads > 0)
+        counters.sides.push_back(std::move(counts));
     }
     m.cpu_counters = std::move(counters);
     m.spent.counters = measure_seconds_since(counters_began);
@@ -528,7 +543,9 @@ bool measure_item(const PerformanceItem& item, const MeasureInputs& in, MeasureC
   std::string unreconciled;
   // Where the rounds were shared, the candidate's calls earn points for the item or for any partner.
   std::vector<Measurement> partners;
-  for (std::size_t i = 0; i < yardsticks.size(); ++i) partners.push_back(partner_so_far(i, m, bound));
+  for (std::size_t i = 0; i < yardsticks.size(); ++i)
+    partners.push_back(partner_measurement(*context.partners[i], scope, context.spec.gpu, context.calibration, m,
+                                           yardsticks[i], bound, partner_counts[i], partner_skipped[i]));
   m.outside_checked = !context.earns_points || context.earns_points(item, m);
   for (std::size_t i = 0; i < partners.size() && !m.outside_checked; ++i)
     m.outside_checked = context.earns_points(*context.partners[i], partners[i]);

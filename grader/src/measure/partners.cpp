@@ -38,7 +38,8 @@ bool shares_candidate_calls(const PerformanceItem& item, const PerformanceItem& 
 
 Measurement partner_measurement(const PerformanceItem& partner, const Variables& scope, bool gpu_lab,
                                 const std::optional<Calibration>& calibration, const Measurement& shared,
-                                const Timing& yardstick, const std::optional<Timing>& bound) {
+                                const Timing& yardstick, const std::optional<Timing>& bound,
+                                const std::optional<CounterSet>& yardstick_counts, const std::string& yardstick_skipped) {
   Measurement m;
   m.candidate = shared.candidate;
   m.baseline = yardstick;
@@ -59,12 +60,20 @@ Measurement partner_measurement(const PerformanceItem& partner, const Variables&
   m.spent.round_count = shared.spent.round_count;
   m.spent.checked_rounds = shared.spent.checked_rounds;
   m.spent.stopped_early = shared.spent.stopped_early;
-  // The counters are the candidate's calls' and the item's yardstick's: the candidate's side is this item's too.
+  // The counters: the candidate's side is the item's, the yardstick's its own (counted with the item's,
+  // measure_item.cpp), or named as skipped for its length.
   if (shared.cpu_counters) {
-    CpuCounters counters = *shared.cpu_counters;
-    counters.sides.clear();
+    CpuCounters counters;
+    counters.unavailable = shared.cpu_counters->unavailable;
     for (const auto& side : shared.cpu_counters->sides)
       if (side.label == shared.candidate.label) counters.sides.push_back(side);
+    const std::string& skipped = shared.cpu_counters->skipped;
+    if (const auto at = skipped.find(shared.candidate.label + " takes "); at != std::string::npos)
+      counters.skipped = skipped.substr(at, skipped.find("; ", at) - at);
+    if (yardstick_counts) {
+      if (yardstick_counts->threads > 0) counters.sides.push_back(*yardstick_counts);
+      if (!yardstick_skipped.empty()) counters.skipped += (counters.skipped.empty() ? "" : "; ") + yardstick_skipped;
+    }
     m.cpu_counters = std::move(counters);
   }
   return m;

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 
 #include "calibrate/calibration.h"
 #include "report/report.h"
@@ -24,9 +25,13 @@ bool shares_candidate_calls(const PerformanceItem& item, const PerformanceItem& 
 // partner's own yardstick timed in them: the candidate's calls as they are, its yardstick in the baseline's place,
 // its speedup and roofline derived anew (a yardstick of judge code raises the ceiling it beats, as the item's
 // does; so does the bound timed with the item). The seconds spent are the item's, shown once: the partner's are 0.
-// `scope`: the machine's variables and the parameters (the same for both).
+// `scope`: the machine's variables and the parameters (the same for both). Where `shared` was counted
+// (measure/cpu_counters.h), the partner's counters are the candidate's side and `yardstick_counts`, the yardstick's
+// counted call (or `yardstick_skipped`, why it was not), so each item's report shows its two sides as before.
 Measurement partner_measurement(const PerformanceItem& partner, const Variables& scope, bool gpu_lab,
                                 const std::optional<Calibration>& calibration, const Measurement& shared,
-                                const Timing& yardstick, const std::optional<Timing>& bound);
+                                const Timing& yardstick, const std::optional<Timing>& bound,
+                                const std::optional<CounterSet>& yardstick_counts = std::nullopt,
+                                const std::string& yardstick_skipped = "");
 
 }  // namespace grader

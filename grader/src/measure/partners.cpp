@@ -14,11 +14,11 @@ std::string partner_params_text(const std::vector<Param>& params) {
 
 std::string partner_expr_text(const std::optional<Expr>& expr) { return expr ? expr->text() : std::string(); }
 
-bool plain_judge_yardstick(const BaselineSpec& baseline) {
+bool partner_plain_judge_yardstick(const BaselineSpec& baseline) {
   return baseline.process == BaselineSpec::Process::judge && baseline.params.empty() && baseline.cap.empty();
 }
 
-bool same_tolerance(const std::optional<Tolerance>& a, const std::optional<Tolerance>& b) {
+bool partner_same_tolerance(const std::optional<Tolerance>& a, const std::optional<Tolerance>& b) {
   if (a.has_value() != b.has_value()) return false;
   return !a || (a->rtol == b->rtol && a->atol == b->atol);
 }
@@ -26,14 +26,15 @@ bool same_tolerance(const std::optional<Tolerance>& a, const std::optional<Toler
 }  // namespace
 
 bool shares_candidate_calls(const PerformanceItem& item, const PerformanceItem& partner) {
-  return &item != &partner && item.variant == partner.variant &&
-         partner_params_text(item.params) == partner_params_text(partner.params) &&
-         plain_judge_yardstick(item.baseline) && plain_judge_yardstick(partner.baseline) && partner.compare.empty() &&
-         same_tolerance(item.tolerance, partner.tolerance) && item.bound == partner.bound &&
-         item.read_only_memory == partner.read_only_memory && item.precision == partner.precision &&
-         partner_expr_text(item.flops) == partner_expr_text(partner.flops) &&
-         partner_expr_text(item.bytes) == partner_expr_text(partner.bytes) &&
-         item.cpu_threads.text() == partner.cpu_threads.text();
+  const bool same_calls = &item != &partner && item.variant == partner.variant &&
+                          partner_params_text(item.params) == partner_params_text(partner.params) &&
+                          partner_same_tolerance(item.tolerance, partner.tolerance);
+  const bool same_work = partner_expr_text(item.flops) == partner_expr_text(partner.flops) &&
+                         partner_expr_text(item.bytes) == partner_expr_text(partner.bytes) &&
+                         item.read_only_memory == partner.read_only_memory && item.precision == partner.precision &&
+                         item.cpu_threads.text() == partner.cpu_threads.text() && item.bound == partner.bound;
+  return same_calls && same_work && partner_plain_judge_yardstick(item.baseline) &&
+         partner_plain_judge_yardstick(partner.baseline) && partner.compare.empty();
 }
 
 Measurement partner_measurement(const PerformanceItem& partner, const Variables& scope, bool gpu_lab,

@@ -415,6 +415,12 @@ def check_slow_but_correct(grader, args):
     for item in LAB1_ITEMS:
         check(tests[item]["status"] == "passed", "item %r is %r: %s" % (item, tests[item]["status"], tests[item]["details"]))
         check(tests[item]["score"] == LAB1_POINTS[item], "item %r scores %r" % (item, tests[item]["score"]))
+
+    def clear_of_first_tier(m):
+        return m["metric_interval"][1] < m["tiers"][0]["at"] and m["noise_retries"] == 0
+
+    measured = [tests[item].get("measurement") for item in LAB1_PERFORMANCE]
+    every_item_clear = all(m is not None and clear_of_first_tier(m) for m in measured)
     for item in LAB1_PERFORMANCE:
         test = tests[item]
         check(test["status"] == "below_threshold", "performance item %r is %r (%s), expected below_threshold" % (
@@ -426,12 +432,11 @@ def check_slow_but_correct(grader, args):
         check(m["speedup"] > 0, "item %r: speedup %r" % (item, m["speedup"]))
         check_counted(item, m)
         # Times that earn nothing taken at their word are not checked by the grader's own clock: a lie could only
-        # make them shorter, and they are slow already. lab1's two items are timed against different yardsticks,
-        # each in a measurement of its own; where its 95% interval reached its first tier (a noisy run), the times
-        # could have earned a point and were checked.
-        clear = m["metric_interval"][1] < m["tiers"][0]["at"] and m["noise_retries"] == 0
-        check(m["outside_checked"] is not clear, "item %r: outside_checked is %r, with interval %s" % (
-            item, m["outside_checked"], m["metric_interval"]))
+        # make them shorter, and they are slow already. lab1's two items time the same calls against different
+        # yardsticks, in one set of rounds (measure/partners.h); where either item's 95% interval reached its first
+        # tier (a noisy run), those times could have earned a point and were checked, for both.
+        check(m["outside_checked"] is not every_item_clear, "item %r: outside_checked is %r, with intervals %s" % (
+            item, m["outside_checked"], [other["metric_interval"] for other in measured if other]))
         # The skeleton's matvec_contiguous TODO asks the student to compare the times of their three functions:
         # lab1's speedup item times the other two beside their own (lab.toml's compare), and the report carries them.
         if item == LAB1_PERFORMANCE[0]:

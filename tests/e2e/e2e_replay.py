@@ -183,8 +183,11 @@ def check_noise_retry(e2e, grader, args):
         e2e.check(m["noise_retries"] == 1, "measured again %d times with a 0.5 s budget, expected once" % m["noise_retries"])
         e2e.check(m["within_noise"] is True and m["noise_rule"], "not flagged within noise: %r" % m)
         e2e.check("within noise" in item["details"], "the details do not say within noise: %s" % item["details"])
-        e2e.check(abs(item["score"] - tier_points(DENSE, high)) < 1e-6,
-                  "%s points; the rule gives %s (the upper end %.4f)" % (item["score"], tier_points(DENSE, high), high))
+        # The upper end, reaching at most twice the lab's target_noise (0.03) above the median (score/score.h).
+        reach = min(high, m["metric_value"] * (1 + 2 * 0.03))
+        rule = max(tier_points(DENSE, m["metric_value"]), tier_points(DENSE, reach))
+        e2e.check(abs(item["score"] - rule) < 1e-6,
+                  "%s points; the rule gives %s (the upper end %.4f, reached %.4f)" % (item["score"], rule, high, reach))
         e2e.check(item["score"] >= tier_points(DENSE, m["metric_value"]) - 1e-9, "fewer points than the median earns")
         samples = {s["item"]: s for s in bundle["samples"]}[item["name"]]
         e2e.check(len(samples["candidate"]["seconds"]) == m["candidate"]["reps"] == len(samples["baseline"]["seconds"]),

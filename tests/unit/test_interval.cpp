@@ -13,6 +13,7 @@ using grader::EvaluatedTier;
 using grader::median_interval;
 using grader::median_ratio_interval;
 using grader::straddles_threshold;
+using grader::tier_points;
 using grader::within_noise_points;
 
 namespace {
@@ -99,11 +100,17 @@ TEST_CASE("an item for the report only never straddles: its points cannot change
   CHECK_FALSE(straddles_threshold({{1.0, 0}}, 0.9, 1.1));
 }
 
-TEST_CASE("within noise, the item scores at its interval's upper end") {
+TEST_CASE("within noise, the item scores at its interval's upper end, reaching at most twice the target noise") {
+  const double reach = grader::timing_doubt_reach(0.03);  // lab 1's target_noise
   // The reference's median fell just under full marks, its interval reaches over: full marks.
-  CHECK(within_noise_points(lab1_speedup, 1.78, 1.84) == doctest::Approx(20));
+  CHECK(within_noise_points(lab1_speedup, 1.78, 1.84, reach) == doctest::Approx(20));
   // A median under the first tier, an interval reaching onto the ramp: the points at the upper end.
-  CHECK(within_noise_points(lab1_speedup, 1.28, 1.355) == doctest::Approx(2.2));
+  CHECK(within_noise_points(lab1_speedup, 1.28, 1.355, reach) == doctest::Approx(2.2));
   // Never fewer than the median earns.
-  CHECK(within_noise_points(lab1_speedup, 1.55, 1.55) == doctest::Approx(10));
+  CHECK(within_noise_points(lab1_speedup, 1.55, 1.55, reach) == doctest::Approx(10));
+  // A busy machine's wide interval (1.35x to 1.95x around 1.6x) reaches past full marks; the doubt reaches 6% above
+  // the median, 1.696x: 15.8 points, not 20. Without the reach the load would have raised the grade.
+  CHECK(within_noise_points(lab1_speedup, 1.6, 1.95, reach) == doctest::Approx(tier_points(lab1_speedup, 1.6 * 1.06)));
+  CHECK(within_noise_points(lab1_speedup, 1.6, 1.95, reach) < 20 - 1);
+  CHECK(within_noise_points(lab1_speedup, 1.6, 1.95, reach) > tier_points(lab1_speedup, 1.6));
 }

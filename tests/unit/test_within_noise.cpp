@@ -16,6 +16,8 @@ using json = nlohmann::json;
 
 namespace {
 
+constexpr double lab_target_noise = 0.03;  // lab 1's, as every CPU lab's
+
 // A speedup item with lab1's tiers of old: nothing below 1.3x, 20 points from 1.8x.
 PerformanceItem speedup_item() {
   PerformanceItem item;
@@ -62,7 +64,7 @@ Report one_item_report(const TestResult& test) {
 TEST_CASE("an interval across the full-marks threshold: within noise, the upper end's points, in every format") {
   // Rounds between 1.70x and 1.90x, the median 1.79x: just under full marks by the median alone.
   TestResult test = timed({1.70, 1.72, 1.75, 1.77, 1.78, 1.79, 1.80, 1.82, 1.84, 1.88, 1.90});
-  score_measurement(speedup_item(), {}, test);
+  score_measurement(speedup_item(), {}, test, lab_target_noise);
   const Measurement& m = *test.measurement;
   CHECK(m.metric_value == doctest::Approx(1.79));
   CHECK(m.metric_low < 1.8);
@@ -89,7 +91,7 @@ TEST_CASE("an interval across the full-marks threshold: within noise, the upper 
 
 TEST_CASE("an interval on the ramp, clear of every threshold: the median's points, no flag") {
   TestResult test = timed({1.50, 1.52, 1.53, 1.54, 1.55, 1.55, 1.56, 1.57, 1.58, 1.60});
-  score_measurement(speedup_item(), {}, test);
+  score_measurement(speedup_item(), {}, test, lab_target_noise);
   const Measurement& m = *test.measurement;
   CHECK_FALSE(m.within_noise);
   CHECK(m.metric_low > 1.3);
@@ -140,7 +142,7 @@ TEST_CASE("points_decided: the rounds may stop only where no value the interval 
   // Where every value of the interval scores the same, it is decided: the points stay as a full measurement gives.
   const TestResult above = timed({2.40, 2.42, 2.45, 2.50, 2.51, 2.55, 2.60});
   TestResult scored = above;
-  score_measurement(speedup_item(), {}, scored);
+  score_measurement(speedup_item(), {}, scored, lab_target_noise);
   CHECK(scored.score == doctest::Approx(20));
   CHECK_FALSE(scored.measurement->within_noise);
 }

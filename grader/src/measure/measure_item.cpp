@@ -13,6 +13,7 @@
 #include "measure/cpu_counters.h"
 #include "measure/cross_check.h"
 #include "measure/fresh.h"
+#include "measure/partners.h"
 #include "measure/quiet.h"
 #include "measure/statistics.h"
 
@@ -120,6 +121,15 @@ bool measure_item(const PerformanceItem& item, const MeasureInputs& in, MeasureC
   m.baseline.label = std::string(baseline_is_candidate_code ? "candidate " : "judge ") + baseline_variant;
   Timing cap;  // the judge's cap of a candidate baseline (baseline.cap), timed in the same rounds
   cap.label = "judge " + item.baseline.cap;
+  // The partners' yardsticks (MeasureContext::partners), timed in the same rounds, just before the item's own: the
+  // candidate's calls see the inputs of the item's yardstick's calls, where that is the oracle.
+  std::vector<Timing> yardsticks(context.partners.size());
+  std::vector<std::string> yardstick_variants;
+  for (const PerformanceItem* partner : context.partners) {
+    yardstick_variants.push_back(partner->baseline.variant.empty() ? partner->variant : partner->baseline.variant);
+    yardsticks[yardstick_variants.size() - 1].label = "judge " + yardstick_variants.back();
+  }
+  context.partner_measurements.clear();
   // Rows that differ only in a parameter (lab3's scaling: all threads against one) name it, or both would
   // read "candidate matmul".
   auto shown = [](double value) {
@@ -217,6 +227,17 @@ bool measure_item(const PerformanceItem& item, const MeasureInputs& in, MeasureC
     }
     return partial;
   };
+  auto partner_so_far = [&](std::size_t i, const Measurement& partial, const std::optional<Timing>& bound_now) {
+    return partner_measurement(*context.partners[i], scope, context.spec.gpu, context.calibration, partial,
+                               yardsticks[i], bound_now);
+  };
+  auto all_decided = [&](bool few_pairs) {
+    const Measurement partial = so_far();
+    if (!context.points_decided(item, partial, few_pairs)) return false;
+    for (std::size_t i = 0; i < yardsticks.size(); ++i)
+      if (!context.points_decided(*context.partners[i], partner_so_far(i, partial, std::nullopt), few_pairs)) return false;
+    return true;
+  };
   const bool may_stop_when_decided = context.points_decided && item.baseline.cap.empty();
   // The candidate's rounds as the grader's clock saw them, for the outside cross-check (measure/cross_check.h).
   double cand_outside_seconds = 0;
@@ -229,6 +250,13 @@ bool measure_item(const PerformanceItem& item, const MeasureInputs& in, MeasureC
     const int calls = std::uniform_int_distribution<int>(1, reps_per_round)(pick);
     const auto round_start = steady::now();
     TimedCalls base_calls, cap_calls, cand_calls;
+    for (std::size_t i = 0; i < yardsticks.size(); ++i) {
+      const std::string& variant = yardstick_variants[i];
+      TimedCalls partner_calls;
+      if (!timed(j, fresh.next(variant, warmup + calls), warmup, calls, false, partner_calls))
+        return fail(Verdict::internal_error, "the judge's " + variant + " failed: " + j.failure().details);
+      yardsticks[i].seconds.insert(yardsticks[i].seconds.end(), partner_calls.seconds.begin(), partner_calls.seconds.end());
+    }
     const std::string base_name = fresh.next(baseline_variant, warmup + calls);
     const std::string cand_on_base_inputs = fresh.same_inputs(item.variant);
     const std::uint64_t base_last_call = fresh.last_call();
@@ -281,7 +309,8 @@ bool measure_item(const PerformanceItem& item, const MeasureInputs& in, MeasureC
       reps_per_round = slowest > 0 ? static_cast<int>(std::clamp(0.02 / slowest, 1.0, 256.0)) : 1;
     }
     const int reps = static_cast<int>(m.candidate.seconds.size());
-    const double noise = std::max(summarize(m.baseline.seconds).relative_spread(), summarize(m.candidate.seconds).relative_spread());
+    double noise = std::max(summarize(m.baseline.seconds).relative_spread(), summarize(m.candidate.seconds).relative_spread());
+    for (const auto& yardstick : yardsticks) noise = std::max(noise, summarize(yardstick.seconds).relative_spread());
     const bool enough = reps >= timing.min_reps;
     // The judge's checks are not timing: they do not use up the timing budget.
     const double spent = measure_seconds_since(start) - check_seconds;
@@ -297,7 +326,7 @@ bool measure_item(const PerformanceItem& item, const MeasureInputs& in, MeasureC
     // where the baseline is the oracle, and the first and the last always; below min_reps the interval must clear
     // the tiers by more (score/score_item.h, few_pairs).
     const bool may_decide = enough || (reps >= least_pairs_to_decide && quiet.watched_long_enough());
-    if (may_decide && may_stop_when_decided && context.points_decided(so_far(), !enough)) {
+    if (may_decide && may_stop_when_decided && all_decided(!enough)) {
       m.spent.stopped_early = true;
       break;
     }
@@ -321,19 +350,31 @@ bool measure_item(const PerformanceItem& item, const MeasureInputs& in, MeasureC
 
   // The counters: one more call of each side on fresh inputs, outside the rounds, counted by the grader. Its time
   // is not a sample; its counts are the report's, never the score's.
+  // The partners' yardsticks are counted here too (one call each, on the judge), each for its partner's report.
+  std::vector<std::optional<CounterSet>> partner_counts(yardsticks.size());
+  std::vector<std::string> partner_skipped(yardsticks.size());
   if (context.count_cpu) {
     const auto counters_began = steady::now();
     CpuCounters counters;
     const double flops = item.flops ? item.flops->evaluate(scope) : 0;
-    const std::pair<Worker*, const std::string*> sides[] = {{&cand, &item.variant}, {baseline, &baseline_variant}};
-    for (const auto& [worker, variant] : sides) {
+    struct Side {
+      Worker* worker;
+      const std::string* variant;
+      const Timing* timing;
+      int partner;  // the partner whose yardstick this is, or -1: the item's own sides
+    };
+    std::vector<Side> sides = {{&cand, &item.variant, &m.candidate, -1}, {baseline, &baseline_variant, &m.baseline, -1}};
+    for (std::size_t i = 0; i < yardsticks.size(); ++i)
+      sides.push_back({&j, &yardstick_variants[i], &yardsticks[i], static_cast<int>(i)});
+    for (const auto& [worker, variant, timing, partner] : sides) {
       CounterSet counts;
-      counts.label = worker == &cand ? m.candidate.label : m.baseline.label;
+      counts.label = timing->label;
       counts.flops = flops;
-      const double call_seconds = summarize(worker == &cand ? m.candidate.seconds : m.baseline.seconds).median;
+      const double call_seconds = summarize(timing->seconds).median;
       if (call_seconds > longest_counted_call) {
-        counters.skipped += (counters.skipped.empty() ? "" : "; ") + counts.label + " takes " + measure_fixed(call_seconds, 1) +
-                            " s a call: not counted";
+        std::string& skipped = partner < 0 ? counters.skipped : partner_skipped[static_cast<std::size_t>(partner)];
+        skipped += (skipped.empty() ? "" : "; ") + counts.label + " takes " + measure_fixed(call_seconds, 1) +
+                   " s a call: not counted";
         continue;
       }
       const std::string name = fresh.next(*variant, 1);
@@ -344,12 +385,15 @@ bool measure_item(const PerformanceItem& item, const MeasureInputs& in, MeasureC
       if (!answered) {
         const WorkerFailure failure = worker->failure();
         if (worker == &cand) context.retire_candidate_if_dead();
-        const bool submission_code = worker == &cand || baseline_is_candidate_code;
+        const bool submission_code = worker == &cand || (partner < 0 && baseline_is_candidate_code);
         return fail(submission_code ? failure.verdict : Verdict::internal_error,
                     "the counted call of " + *variant + " failed: " + failure.details);
       }
       if (counters.unavailable.empty()) counters.unavailable = why_not;
-      if (counts.threads > 0) counters.sides.push_back(std::move(counts));
+      if (partner >= 0)
+        partner_counts[static_cast<std::size_t>(partner)] = std::move(counts);
+      else if (counts.threads > 0)
+        counters.sides.push_back(std::move(counts));
     }
     m.cpu_counters = std::move(counters);
     m.spent.counters = measure_seconds_since(counters_began);
@@ -497,7 +541,14 @@ bool measure_item(const PerformanceItem& item, const MeasureInputs& in, MeasureC
   // The harness's own cost per call is measured on judge code, on inputs of the candidate's shapes: the baseline
   // when it is judge code, else the judge's cap (fast serial code), else the judge running the item's variant.
   std::string unreconciled;
-  m.outside_checked = !context.earns_points || context.earns_points(m);
+  // Where the rounds were shared, the candidate's calls earn points for the item or for any partner.
+  std::vector<Measurement> partners;
+  for (std::size_t i = 0; i < yardsticks.size(); ++i)
+    partners.push_back(partner_measurement(*context.partners[i], scope, context.spec.gpu, context.calibration, m,
+                                           yardsticks[i], bound, partner_counts[i], partner_skipped[i]));
+  m.outside_checked = !context.earns_points || context.earns_points(item, m);
+  for (std::size_t i = 0; i < partners.size() && !m.outside_checked; ++i)
+    m.outside_checked = context.earns_points(*context.partners[i], partners[i]);
   if (m.outside_checked) {
     context.progress("cross-check", "performance: " + item.name + ": checking the times with the grader's own clock");
     const auto cross_check_began = steady::now();
@@ -518,6 +569,7 @@ bool measure_item(const PerformanceItem& item, const MeasureInputs& in, MeasureC
     }
   }
   test.measurement = m;
+  for (auto& partner : partners) partner.outside_checked = m.outside_checked;
   if (!unreconciled.empty()) return fail(Verdict::suspect, unreconciled);
   if (bound) {  // its median was filled in with its rates, above
     if (m.candidate.median > 0 && bound->median / m.candidate.median > believable_ceiling)
@@ -525,6 +577,7 @@ bool measure_item(const PerformanceItem& item, const MeasureInputs& in, MeasureC
                                         bound->label + ", which no code beats by much: the timing was fooled (work "
                                         "outside the timed call, or kept from an earlier call?)");
   }
+  context.partner_measurements = std::move(partners);
   return true;
 }
 

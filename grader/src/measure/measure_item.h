@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "calibrate/calibration.h"
 #include "report/report.h"
@@ -35,7 +36,8 @@ struct MeasureContext {
   std::function<std::unique_ptr<Worker>(bool on_candidate)> start_baseline;
   // Whether a measurement, its times taken at their word, earns a point on some item scored from it (scoring is
   // the next stage's). Where none does, the outside cross-check is left out. Unset: always checked.
-  std::function<bool(const Measurement&)> earns_points;
+  // `timed_as`: the item measured, or one of its `partners` (below), each with its own yardstick's measurement.
+  std::function<bool(const PerformanceItem& timed_as, const Measurement&)> earns_points;
   // The correctness item the candidate's `variant` failed first, or empty: such a version is never
   // timed, not even for a compare row. Unset: every version passed.
   std::function<std::string(const std::string& variant)> failed_correctness;
@@ -44,7 +46,8 @@ struct MeasureContext {
   // round past the lab's min_reps, or from the second pair of calls once the quiet watch has watched long enough
   // (measure/quiet.h); `few_pairs` while they are fewer than min_reps (the interval is then widened more,
   // score/score_item.h). True ends the rounds. Unset: the rounds run to the lab's noise target or budget.
-  std::function<bool(const Measurement&, bool few_pairs)> points_decided;
+  // Asked of the item and of each partner, each with its own measurement; all must be decided.
+  std::function<bool(const PerformanceItem& timed_as, const Measurement&, bool few_pairs)> points_decided;
   // The judge's bounds (`bound`) timed earlier in this grading, by bound variant and parameters: lab 1's two items
   // both hold their 10000 x 10000 product to read_a, and the bound is what the machine streams in that minute, not
   // a figure of the submission, so the second item takes the first's. Null: every item times its own.
@@ -52,7 +55,16 @@ struct MeasureContext {
   // Count cycles, instructions and cache misses over one more call of the candidate and of the baseline, after the
   // rounds (measure/cpu_counters.h): a CPU lab's grading with GradeOptions::counters.
   bool count_cpu = false;
+  // Items that time the very calls this item times (the same variant on the same inputs, checked alike) against
+  // another of the judge's yardsticks (lab 1's speedup over the naive loop and its fraction of the tuned matvec):
+  // each partner's yardstick is timed in the same rounds, just before the item's own, so one candidate call per
+  // round serves every item and the student's code is timed once. The grading chooses them (measure/partners.h);
+  // they have no compare rows. After a measurement that passed, `partner_measurements` holds one per
+  // partner, in order, scored by its own tiers: its candidate the item's, its baseline its own yardstick's.
+  std::vector<const PerformanceItem*> partners;
+  std::vector<Measurement> partner_measurements;
 };
+
 
 // The item's evaluated inputs and its seeds, each derived from the run's secret seed.
 struct MeasureInputs {

@@ -170,6 +170,12 @@ class Grading {
   std::string machine_shortfall(const PerformanceItem& item) const;
   // Stages 7 and 8 for one item (measure/measure_item.h, score/score_item.h), with the workers this grading keeps.
   void measure(const PerformanceItem& item, TestResult& test);
+  // The items not measured yet that may be timed in `item`'s rounds (measure/partners.h), one per measurement key.
+  std::vector<const PerformanceItem*> partners_of(const PerformanceItem& item);
+  // Stores each partner's measurement (`measured`, in order; none where the measurement failed, whose verdict the
+  // partners then take) under its key, for grade_performance() to score by the partner's own tiers.
+  void share_with_partners(const std::vector<const PerformanceItem*>& partners, const TestResult& test,
+                           const std::vector<Measurement>& measured);
   // What else happened on the machine while `item` was timed (since `load` began): other programs' CPU time, or,
   // for an item on several threads, a machine that gave them fewer cores than its calibration found
   // (probe_cpu_scaling). `what` is empty when nothing did; `measure_again` when the item's own threads were short

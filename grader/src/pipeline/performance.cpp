@@ -2,11 +2,13 @@
 // machine), one measurement per measurement key (measure/measure_item.h), then each item's own tiers
 // (score/score_item.h).
 #include <algorithm>
+#include <set>
 #include <sstream>
 
 #include "calibrate/calibration.h"
 #include "measure/foreign_load.h"
 #include "measure/measure_item.h"
+#include "measure/partners.h"
 #include "measure/pool.h"
 #include "pipeline/grading.h"
 #include "score/score_item.h"
@@ -25,6 +27,14 @@ void Grading::measure(const PerformanceItem& item, TestResult& test) {
   std::vector<const PerformanceItem*> sharing;
   for (const auto& other : spec_.performance)
     if (measurement_key(other) == measurement_key(item)) sharing.push_back(&other);
+  // Each item scored from this measurement or from a partner's (measure/partners.h) scores its own.
+  const auto scored_with = [this, &sharing](const PerformanceItem& timed_as) {
+    std::vector<const PerformanceItem*> items;
+    if (measurement_key(timed_as) == measurement_key(*sharing.front())) return sharing;
+    for (const auto& other : spec_.performance)
+      if (measurement_key(other) == measurement_key(timed_as)) items.push_back(&other);
+    return items;
+  };
   MeasureContext context{spec_,
                          machine_,
                          calibration_,
@@ -37,26 +47,30 @@ void Grading::measure(const PerformanceItem& item, TestResult& test) {
                            return start_worker(on_candidate ? candidate_build_.executable : lab_.judge,
                                                on_candidate ? "baseline-candidate" : "baseline-judge");
                          },
-                         [this, &sharing](const Measurement& m) {
-                           for (const auto* other : sharing) {
+                         [this, &scored_with](const PerformanceItem& timed_as, const Measurement& m) {
+                           for (const auto* other : scored_with(timed_as)) {
                              TestResult trial;
                              trial.measurement = m;
-                             score_measurement(*other, scope_of(*other), trial);
+                             score_measurement(*other, scope_of(*other), trial, spec_.timing.target_noise);
                              if (trial.score > 0) return true;
                            }
                            return false;
                          },
                          [this](const std::string& variant) { return failed_correctness(variant); },
-                         [this, &sharing](const Measurement& m, bool few_pairs) {
-                           for (const auto* other : sharing)
+                         [this, &scored_with](const PerformanceItem& timed_as, const Measurement& m, bool few_pairs) {
+                           for (const auto* other : scored_with(timed_as))
                              if (!points_decided(*other, scope_of(*other), m, few_pairs)) return false;
                            return true;
                          },
                          &bounds_timed_};
   context.count_cpu = options_.counters && !spec_.gpu;
+  context.partners = partners_of(item);
   Variables scope = scope_of(item);
   ForeignLoad load;
-  if (!measure_item(item, in, context, test)) return;
+  if (!measure_item(item, in, context, test)) {
+    share_with_partners(context.partners, test, {});
+    return;
+  }
   Disturbance disturbed = disturbance(item, scope, load);
   // The counters are the first measurement's: a measurement again times, it does not count again (a replaced one
   // hands its counters on, below).
@@ -65,9 +79,13 @@ void Grading::measure(const PerformanceItem& item, TestResult& test) {
   // An interval that holds a tier threshold of this item, or of another item scored from the same timing, could
   // land on either side of it on a regrade: measure again and pool, within the lab's budget. Items whose
   // intervals are clear never come here, so their grading takes as long as it did.
+  std::vector<Measurement> partner_measurements = std::move(context.partner_measurements);
   const auto straddles = [&] {
     for (const auto* other : sharing)
       if (straddles_tiers(*other, scope_of(*other), *test.measurement)) return true;
+    for (std::size_t i = 0; i < context.partners.size(); ++i)
+      for (const auto* other : scored_with(*context.partners[i]))
+        if (straddles_tiers(*other, scope_of(*other), partner_measurements[i])) return true;
     return false;
   };
   const auto ceilings = roofline_ceilings(item, scope, spec_.gpu, calibration_);
@@ -92,6 +110,7 @@ void Grading::measure(const PerformanceItem& item, TestResult& test) {
     // A measurement again is held to every check the first one was: wrong outputs or a fooled timer stand.
     if (!measure_item(item, again_in, context, again)) {
       test = again;
+      share_with_partners(context.partners, test, {});
       return;
     }
     const Disturbance again_disturbed = disturbance(item, scope, load);
@@ -103,16 +122,67 @@ void Grading::measure(const PerformanceItem& item, TestResult& test) {
       test.measurement = again.measurement;
       test.measurement->cpu_counters = counted;
       test.measurement->spent.counters = counting;
+      for (std::size_t i = 0; i < partner_measurements.size(); ++i) {
+        const auto partner_counted = partner_measurements[i].cpu_counters;
+        partner_measurements[i] = context.partner_measurements[i];
+        partner_measurements[i].cpu_counters = partner_counted;
+      }
       disturbed = again_disturbed;
     } else if (!again_disturbed.measure_again) {
       if (!pool_measurements(item, scope, ceilings, *test.measurement, *again.measurement)) break;
+      for (std::size_t i = 0; i < partner_measurements.size(); ++i) {
+        const PerformanceItem& partner = *context.partners[i];
+        const Variables partner_scope = scope_of(partner);
+        pool_measurements(partner, partner_scope, roofline_ceilings(partner, partner_scope, spec_.gpu, calibration_),
+                          partner_measurements[i], context.partner_measurements[i]);
+      }
       if (disturbed.what.empty()) disturbed = again_disturbed;
     }  // a measurement that had its cores is kept, and one that did not never pooled into it
     test.measurement->noise_retries = retry;
+    for (auto& partner : partner_measurements) partner.noise_retries = retry;
   }
   if (measured_again) test.measurement->spent.retries = seconds_since(retries_began);
-  if (!disturbed.what.empty()) disturbed_items_.push_back(item.name + " (" + disturbed.what + ")");
-  score_measurement(item, scope, test);
+  if (!disturbed.what.empty()) {
+    disturbed_items_.push_back(item.name + " (" + disturbed.what + ")");
+    for (const PerformanceItem* partner : context.partners)
+      disturbed_items_.push_back(partner->name + " (" + disturbed.what + ")");
+  }
+  share_with_partners(context.partners, test, partner_measurements);
+  score_measurement(item, scope, test, spec_.timing.target_noise);
+}
+
+std::vector<const PerformanceItem*> Grading::partners_of(const PerformanceItem& item) {
+  // Not on a GPU yet: sharing rounds there is unproven (a kernel's yardstick beside another's on one device).
+  if (spec_.gpu) return {};
+  std::vector<const PerformanceItem*> partners;
+  std::set<std::string> keys{measurement_key(item)};
+  std::string missing;
+  for (const auto& other : spec_.performance) {
+    const std::string key = measurement_key(other);
+    // Each measurement once: one partner per key (the items sharing its key score it too), none measured already,
+    // none this grading leaves out (--only, not graded, not measurable here, a prerequisite failed).
+    if (keys.count(key) || measurements_.count(key) || !shares_candidate_calls(item, other)) continue;
+    if (other.visibility != Visibility::visible && !options_.include_hidden) continue;
+    if (!selected(other.name) || !machine_shortfall(other).empty() || !prerequisites_passed(other, missing)) continue;
+    keys.insert(key);
+    partners.push_back(&other);
+  }
+  return partners;
+}
+
+void Grading::share_with_partners(const std::vector<const PerformanceItem*>& partners, const TestResult& test,
+                                  const std::vector<Measurement>& measured) {
+  // Stored as the partner's own measurement, which grade_performance() then scores by the partner's tiers; a
+  // measurement that failed (wrong outputs, a fooled timer) fails every item that timed those calls.
+  for (std::size_t i = 0; i < partners.size(); ++i) {
+    TestResult shared = test;
+    shared.measurement.reset();
+    if (i < measured.size()) {
+      shared.verdict = Verdict::passed;  // measured: the partner's tiers say how well (grade_performance)
+      shared.measurement = measured[i];
+    }
+    measurements_[measurement_key(*partners[i])] = shared;
+  }
 }
 
 std::uint64_t Grading::inputs_seed(const Variables& params) const {
@@ -248,7 +318,7 @@ void Grading::grade_performance(const PerformanceItem& item, TestResult& test) {
     Variables scope = machine_;
     for (const auto& [name, value] : case_params(item.params, machine_)) scope[name] = value;
     test.measurement->within_noise = false;
-    score_measurement(item, scope, test);
+    score_measurement(item, scope, test, spec_.timing.target_noise);
   }
 }
 

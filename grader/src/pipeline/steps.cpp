@@ -82,7 +82,7 @@ void Grading::check_steps() {
                              return start_worker(on_candidate ? candidate_build_.executable : lab_.judge,
                                                  on_candidate ? "baseline-candidate" : "baseline-judge");
                            },
-                           [](const Measurement&) { return false; }};  // a band earns nothing: no cross-check
+                           [](const PerformanceItem&, const Measurement&) { return false; }};  // a band earns nothing: no cross-check
     TestResult timed;
     progress("steps", "steps: timing " + step.variant + " against the judge's " + step.judge);
     const std::string sizes = sizes_text(in.params);

@@ -23,8 +23,8 @@ bool straddles_threshold(const std::vector<EvaluatedTier>& tiers, double low, do
   return std::any_of(tiers.begin(), tiers.end(), [&](const EvaluatedTier& tier) { return low < tier.at && tier.at <= high; });
 }
 
-double within_noise_points(const std::vector<EvaluatedTier>& tiers, double median, double high) {
-  return std::max(tier_points(tiers, median), tier_points(tiers, high));
+double within_noise_points(const std::vector<EvaluatedTier>& tiers, double median, double high, double reach) {
+  return std::max(tier_points(tiers, median), tier_points(tiers, std::min(high, median * (1 + reach))));
 }
 
 }  // namespace grader

@@ -55,7 +55,7 @@ bool points_decided(const PerformanceItem& item, const Variables& scope, const M
   return tier_points(tiers, low) == tier_points(tiers, high) && !straddles_threshold(tiers, low, high);
 }
 
-void score_measurement(const PerformanceItem& item, const Variables& scope, TestResult& test) {
+void score_measurement(const PerformanceItem& item, const Variables& scope, TestResult& test, double target_noise) {
   Measurement& m = *test.measurement;
   const std::vector<EvaluatedTier> tiers = evaluated_tiers(item, scope);
   m.threshold_full = tiers.empty() ? 0 : tiers.back().at;
@@ -84,7 +84,8 @@ void score_measurement(const PerformanceItem& item, const Variables& scope, Test
   m.metric_low = interval.low;
   m.metric_high = interval.high;
   m.within_noise = straddles_threshold(tiers, interval.low, interval.high);
-  test.score = m.within_noise ? within_noise_points(tiers, m.metric_value, interval.high) : tier_points(tiers, m.metric_value);
+  test.score = m.within_noise ? within_noise_points(tiers, m.metric_value, interval.high, timing_doubt_reach(target_noise))
+                              : tier_points(tiers, m.metric_value);
   test.verdict = test.score >= item.max_points() - 1e-9 ? Verdict::passed : Verdict::below_threshold;
   const std::string what = item.metric == Metric::speedup ? "speedup " + fixed(m.speedup, 2) + "x"
                                                           : fixed(100 * m.roofline_fraction, 1) + "% of the roofline";

@@ -11,8 +11,9 @@ namespace grader {
 
 // `test.measurement` is filled in; `scope` holds the machine's variables and the item's parameters.
 // Also sets the metric's confidence interval; an interval that holds a tier threshold scores by
-// within_noise_points (score.h) and says so in the details.
-void score_measurement(const PerformanceItem& item, const Variables& scope, TestResult& test);
+// within_noise_points (score.h), its reach from the lab's `target_noise` (timing_doubt_reach), and says so in the
+// details.
+void score_measurement(const PerformanceItem& item, const Variables& scope, TestResult& test, double target_noise);
 
 // The 95% confidence interval of the item's metric from the measurement's raw samples (measure/interval.h).
 ConfidenceInterval metric_interval(const PerformanceItem& item, const Measurement& m);

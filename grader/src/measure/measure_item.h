@@ -37,17 +37,17 @@ struct MeasureContext {
   // Whether a measurement, its times taken at their word, earns a point on some item scored from it (scoring is
   // the next stage's). Where none does, the outside cross-check is left out. Unset: always checked.
   // `timed_as`: the item measured, or one of its `partners` (below), each with its own yardstick's measurement.
-  std::function<bool(const PerformanceItem& timed_as, const Measurement&)> earns_points;
+  std::function<bool(const PerformanceItem& timed_as, const Measurement&)> earns_points = {};
   // The correctness item the candidate's `variant` failed first, or empty: such a version is never
   // timed, not even for a compare row. Unset: every version passed.
-  std::function<std::string(const std::string& variant)> failed_correctness;
+  std::function<std::string(const std::string& variant)> failed_correctness = {};
   // Whether the measurement so far has decided its points on every item scored from it: every value in its
   // metric's interval (widened, against stopping on a lucky few rounds) earns the same points. Asked after each
   // round past the lab's min_reps, or from the second pair of calls once the quiet watch has watched long enough
   // (measure/quiet.h); `few_pairs` while they are fewer than min_reps (the interval is then widened more,
   // score/score_item.h). True ends the rounds. Unset: the rounds run to the lab's noise target or budget.
   // Asked of the item and of each partner, each with its own measurement; all must be decided.
-  std::function<bool(const PerformanceItem& timed_as, const Measurement&, bool few_pairs)> points_decided;
+  std::function<bool(const PerformanceItem& timed_as, const Measurement&, bool few_pairs)> points_decided = {};
   // The judge's bounds (`bound`) timed earlier in this grading, by bound variant and parameters: lab 1's two items
   // both hold their 10000 x 10000 product to read_a, and the bound is what the machine streams in that minute, not
   // a figure of the submission, so the second item takes the first's. Null: every item times its own.
@@ -61,8 +61,8 @@ struct MeasureContext {
   // round serves every item and the student's code is timed once. The grading chooses them (measure/partners.h);
   // they have no compare rows. After a measurement that passed, `partner_measurements` holds one per
   // partner, in order, scored by its own tiers: its candidate the item's, its baseline its own yardstick's.
-  std::vector<const PerformanceItem*> partners;
-  std::vector<Measurement> partner_measurements;
+  std::vector<const PerformanceItem*> partners = {};
+  std::vector<Measurement> partner_measurements = {};
 };
 
 

@@ -22,9 +22,10 @@ class AnswerStorage {
  public:
   // Answers smaller than this cost little to allocate: not kept.
   static constexpr std::size_t least_kept_bytes = std::size_t{1} << 20;
-  // At most this many buffers kept (a round's outputs and a check's expected ones, with one to spare): each may be
-  // as large as the lab's largest output, and they live as long as the worker.
-  static constexpr std::size_t most_kept = 3;
+  // At most this many buffers kept: a candidate's round holds its outputs and perhaps the last unchecked round's, a
+  // judge's check its expected outputs and perhaps the oracle's last ones. Each may be as large as the lab's largest
+  // output (lab 6: 256 MiB), and they live as long as the worker.
+  static constexpr std::size_t most_kept = 2;
 
   // A buffer of `bytes` bytes whose contents are stale (to be overwritten whole): the smallest kept one that holds
   // them, else a new one (zeroed). Throws std::bad_alloc as a vector would.

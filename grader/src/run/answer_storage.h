@@ -2,7 +2,7 @@
 //
 // A GPU lab's timed round brings its outputs back, and the judge's check of it brings the expected ones: lab 6's
 // tall y is 256 MiB, lab 7's C 64 MiB, ten or more of them in an item. A fresh buffer that size costs a page fault
-// per 4 KiB and its zeroing: 0.14 s for 256 MiB on a 2-vCPU Xeon, against 0.01 s to write one already in use. The
+// per 4 KiB and its zeroing: 0.14 s for 256 MiB on a 2-vCPU EPYC VM, against 0.01 s to write one already in use. The
 // worker keeps the buffers of answers it was given back (Worker::keep_storage) and reads the next answer into one.
 //
 //   AnswerStorage storage;

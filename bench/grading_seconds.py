@@ -107,6 +107,8 @@ def main():
                         help="calibrate with this grader only and copy its calibration to the older one's cache")
     parser.add_argument("--new-arg", action="append", default=[],
                         help="an option for this grader's gradings only (e.g. --new-arg=--no-counters)")
+    parser.add_argument("--old-arg", action="append", default=[],
+                        help="an option for the older grader's gradings only (e.g. --old-arg=--no-counters)")
     parser.add_argument("--budget", type=float, default=0, help="start no grading after this many seconds (0: no limit)")
     args = parser.parse_args()
     began = time.monotonic()
@@ -115,7 +117,7 @@ def main():
                      "extra": args.new_arg}}
     if args.old_grader:
         sides["old"] = {"grader": os.path.abspath(args.old_grader), "root": os.path.abspath(args.old_root or ROOT),
-                        "cache": os.path.join(args.out, "cache-old")}
+                        "cache": os.path.join(args.out, "cache-old"), "extra": args.old_arg}
     order = [s for s in ("old", "new") if s in sides]
     for name in order:
         os.makedirs(sides[name]["cache"], exist_ok=True)

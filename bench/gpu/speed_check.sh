@@ -22,8 +22,8 @@
 #   .carry/oldroot/                                                                               main's course tree
 # e.g. with the device tool:  bash bench/gpu/speed_check.sh          with carry [".carry"]
 # Environment: OUT (default /tmp/speed-check), OLD_GRADER, OLD_ROOT, GRADER (defaults: the carry above), NEW_ARGS
-# (one option for this grader's gradings only, e.g. --no-counters, which main's grader lacks); without an
-# older grader only this one is graded.
+# (one option for this grader's gradings only, e.g. --no-counters), OLD_ARGS (one for main's: --no-counters too where
+# main's grader has it); without an older grader only this one is graded.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD
@@ -67,7 +67,7 @@ if [ ${#labs[@]} -gt 0 ]; then
   fi
   python3 bench/grading_seconds.py --grader "$GRADER" "${old[@]}" --labs "${labs[@]}" --kinds reference skeleton \
     --rounds "$rounds" --parallel-warm --share-calibration --budget "$budget" --out "$OUT" --json "$OUT/seconds.json" \
-    ${NEW_ARGS:+--new-arg=$NEW_ARGS}
+    ${NEW_ARGS:+--new-arg=$NEW_ARGS} ${OLD_ARGS:+--old-arg=$OLD_ARGS}
 fi
 
 if [ $class = 1 ]; then

@@ -27,7 +27,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
-#include <limits>
 #include <string>
 #include <vector>
 
@@ -116,7 +115,8 @@ struct Streams : labkit::CudaProblem {
   }
 
   void poison() override {
-    if (y.data() != nullptr) std::fill_n(y.data(), m, std::numeric_limits<double>::quiet_NaN());
+    // Before every call, the 256 MiB y of the tall shape too: by several threads (labkit::poison).
+    if (y.data() != nullptr) labkit::poison(y.data(), static_cast<std::size_t>(m));
     d_a.poison();
     d_x.poison();
     d_y.poison();

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <vector>
 
 namespace {
@@ -67,4 +68,23 @@ TEST_CASE("a small fill of whole numbers equals one thread's draws") {
   filled.fill(values, -50.0, 50.0);
   CHECK(expected == values);
   CHECK(by_hand.next() == filled.next());
+}
+
+TEST_CASE("poison writes every element of a large array in shares, and a small one on this thread") {
+  for (const bool threads : {false, true}) {
+    labkit::Rng::allow_threads(threads);
+    // An odd count past the threads' threshold: the last share is shorter than the others.
+    const std::size_t count = (std::size_t{1} << 22) + 12345;
+    std::vector<double> reals(count + 2, 1.0);
+    labkit::poison(reals.data() + 1, count);
+    CHECK(reals.front() == 1.0);  // nothing before or after the array is touched
+    CHECK(reals.back() == 1.0);
+    std::size_t poisoned = 0;
+    for (std::size_t i = 1; i <= count; ++i) poisoned += reals[i] != reals[i] ? 1 : 0;  // NaN
+    CHECK_MESSAGE(poisoned == count, (threads ? "threads" : "one thread"));
+    std::vector<std::int32_t> small(7, 0);
+    labkit::poison(small.data(), small.size());
+    for (const auto value : small) CHECK(value == std::numeric_limits<std::int32_t>::max());
+  }
+  labkit::Rng::allow_threads(false);
 }

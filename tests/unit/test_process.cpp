@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
@@ -16,6 +17,7 @@
 #include <string>
 #include <system_error>
 #include <thread>
+#include <vector>
 
 #include "run/memory_cgroup.h"
 #include "run/process.h"
@@ -445,6 +447,29 @@ TEST_CASE("files written past the write budget end the child with their own verd
   const ReadStatus status = child.read_line(line, 10s);
   const Ending& ending = child.finish();
   CHECK_MESSAGE(ending.kind == Ending::Kind::written_limit, "read " << static_cast<int>(status) << " [" << line << "]");
+}
+
+// The files are measured as often as a wait measures them and once more as each answer ends, not with every read of
+// the pipe (64 KiB each): an array's answer ends in read_exact, which must still refuse one whose files are past the
+// budget. And an answer within the budget comes whole, however many reads it takes.
+TEST_CASE("a large answer is read whole, and refused when the files written before it are past the write budget") {
+  TempDir workdir;
+  LaunchOptions within = shell("head -c 1000 /dev/zero > a; head -c 20971520 /dev/zero >&4; sleep 10", workdir.path());
+  within.limits.written_bytes = 48 * kMiB;
+  ChildProcess fine = ChildProcess::launch(within);
+  std::vector<char> answer(20 * kMiB, 'x');
+  CHECK(fine.read_exact(answer.data(), answer.size(), 10s) == ReadStatus::ok);
+  CHECK(std::count(answer.begin(), answer.end(), '\0') == static_cast<long>(answer.size()));
+  fine.kill();
+
+  TempDir other;
+  LaunchOptions past = shell("for f in a b c; do head -c 20971520 /dev/zero > $f; done; head -c 20971520 /dev/zero >&4; "
+                             "sleep 10", other.path());
+  past.limits.written_bytes = 48 * kMiB;
+  ChildProcess child = ChildProcess::launch(past);
+  const ReadStatus status = child.read_exact(answer.data(), answer.size(), 10s);
+  CHECK(status == ReadStatus::killed);
+  CHECK(child.finish().kind == Ending::Kind::written_limit);
 }
 
 TEST_CASE("memory is limited over all the child's processes where a memory cgroup can be made") {

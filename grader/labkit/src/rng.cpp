@@ -1,5 +1,6 @@
 // rng.cpp: the lab kit's generator (labkit.h, Rng): xoshiro256** seeded through splitmix64, its jump-ahead to any
-// position, and the fill of large arrays by several threads that gives the very values one thread would.
+// position, and the fill of large arrays by several threads that gives the very values one thread would; and the
+// poisoning of large arrays (labkit.h, poison) in the same shares.
 //
 // Threads only where the process may start them (Rng::allow_threads: a GPU lab's problem; the syscall filter ends a
 // CPU lab's candidate that starts one). Why threads, and why a jump-ahead: every worker draws its inputs in setup(), the candidate's and the judge's, for
@@ -15,8 +16,10 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <limits>
 #include <system_error>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 namespace labkit {
@@ -142,7 +145,39 @@ void fill_in_shares(std::uint64_t (&state)[4], T* values, std::size_t count, dou
   std::copy(starts[shares - 1].begin(), starts[shares - 1].end(), state);
 }
 
+// Every element of values[0, count) set to `value`, in shares as fill_in_shares draws them (poison()).
+template <class T>
+void write_in_shares(T* values, std::size_t count, T value) {
+  const int threads = Rng::fill_threads(count);
+  const std::size_t share = (count + static_cast<std::size_t>(threads) - 1) / static_cast<std::size_t>(threads);
+  auto write = [&](std::size_t first) { std::fill_n(values + first, std::min(count, first + share) - first, value); };
+  std::vector<std::thread> helpers;
+  std::size_t first_not_started = count;
+  for (std::size_t first = share; first < count; first += share) {
+    try {
+      helpers.emplace_back(write, first);
+    } catch (const std::system_error&) {
+      first_not_started = first;
+      break;
+    }
+  }
+  if (count > 0) write(0);
+  for (std::size_t first = first_not_started; first < count; first += share) write(first);
+  for (auto& helper : helpers) helper.join();
+}
+
+template <class T>
+void poison_in_shares(T* values, std::size_t count) {
+  if constexpr (std::is_floating_point_v<T>) write_in_shares(values, count, std::numeric_limits<T>::quiet_NaN());
+  else write_in_shares(values, count, std::numeric_limits<T>::max());
+}
+
 }  // namespace
+
+void poison(float* values, std::size_t count) { poison_in_shares(values, count); }
+void poison(double* values, std::size_t count) { poison_in_shares(values, count); }
+void poison(std::int32_t* values, std::size_t count) { poison_in_shares(values, count); }
+void poison(std::int64_t* values, std::size_t count) { poison_in_shares(values, count); }
 
 Rng::Rng(std::uint64_t seed) {
   for (auto& word : s_) {  // splitmix64

@@ -134,6 +134,7 @@ class ChildProcess {
   bool drain_output();
   bool has_exited() const;
   bool killed_for_limit() const;
+  bool within_written_budget();
   void end(Ending::Kind cause);
   void release() noexcept;
 

@@ -176,7 +176,7 @@ bool Worker::receive(const std::string& expected, double timeout, std::string& r
         return fail(Verdict::suspect, "a reply announced an impossible array: " + (problem.empty() ? "too large" : problem));
       }
       try {
-        array.bytes.resize(bytes);
+        array.bytes = storage_.take(bytes);  // overwritten whole below, or the answer fails
       } catch (const std::bad_alloc&) {
         alive_ = false;
         process_.kill();

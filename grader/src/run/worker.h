@@ -11,6 +11,7 @@
 
 #include "data/array.h"
 #include "report/verdict.h"
+#include "run/answer_storage.h"
 #include "run/process.h"
 #include "spec/expr.h"
 
@@ -57,6 +58,8 @@ class Worker {
   bool run(const std::string& variant, double timeout, std::vector<Array>& outputs, double& seconds, bool profile = false);
   bool inputs(std::vector<Array>& arrays, double timeout);
   bool time(const std::string& variant, int warmup, int reps, bool want_outputs, double timeout, TimedCalls& into);
+  // Outputs this worker answered that are no longer needed: their memory holds its next answers (answer_storage.h).
+  void keep_storage(std::vector<Array>& arrays) { storage_.keep(arrays); }
   // Polite shutdown; kills it if it has not left `grace` after its reply (a profiler writes its report then).
   void quit(std::chrono::duration<double> grace = std::chrono::seconds(2));
 
@@ -82,6 +85,7 @@ class Worker {
   std::optional<double> pending_setup_timeout_;  // a setup was sent and its reply not yet read
   std::optional<std::pair<Variables, std::uint64_t>> inputs_;          // what the last successful setup built
   std::optional<std::pair<Variables, std::uint64_t>> pending_inputs_;  // what the setup awaiting its reply builds
+  AnswerStorage storage_;  // buffers of earlier answers, for the next ones
 };
 
 // The verdict for a process that ended before answering.

@@ -181,6 +181,14 @@ void poison(std::vector<T>& values) {
   }
 }
 
+// The same for `count` elements at `values`: host memory a harness holds outside a vector (lab 6's y, which the code
+// under test allocates). A large array is written in shares by several threads where the process may start them
+// (Rng::fill_threads): lab 6's 256 MiB y was poisoned on one thread before every call, some 35 calls an item.
+void poison(float* values, std::size_t count);
+void poison(double* values, std::size_t count);
+void poison(std::int32_t* values, std::size_t count);
+void poison(std::int64_t* values, std::size_t count);
+
 // One lab's problem. The lab kit drives it: setup once per case or benchmark, then for each call
 // poison(), run() and finish(); outputs() is read after the last call.
 class Problem {

@@ -1012,7 +1012,9 @@ def check_only(grader, args):
 
 def check_one_lab_build(grader, args):
     """Two gradings that start together on an empty cache build the lab once: the second waits for the first's
-    build and reuses it (build.cpp's lock). Seen through $CXX, a wrapper that logs each compile it is asked for."""
+    build and reuses it (build.cpp's lock). Then another lab's build, in the same cache, compiles its own harness and
+    not the lab kit's runtime again (shared_labkit_objects). Seen through $CXX, a wrapper that logs each compile it is
+    asked for."""
     compiler = os.environ.get("CXX") or shutil.which("c++") or shutil.which("g++")
     if not compiler:
         raise Skip("no C++ compiler on the PATH to wrap")
@@ -1035,10 +1037,20 @@ def check_one_lab_build(grader, args):
             out, err = process.communicate(timeout=300)
             print("$ %s\n(exit %d)\n%s%s" % (" ".join(argv), process.returncode, out, err[-2000:]))
             check(process.returncode == ALL_PASSED, "exit %d" % process.returncode)
+        argv = [grader.binary, "--root", grader.root, "grade", "lab2", "--dump-case", "ijk/square 64"]
+        other = subprocess.run(argv, cwd=os.path.join(work, "run-0"), env=env, capture_output=True, text=True, timeout=300)
+        print("$ %s\n(exit %d)\n%s%s" % (" ".join(argv), other.returncode, other.stdout, other.stderr[-2000:]))
+        check(other.returncode == ALL_PASSED, "exit %d" % other.returncode)
         with open(log) as f:
-            harness_compiles = [line for line in f if " -c " in " %s " % line and "harness.cpp" in line]
+            compiles = [line for line in f if " -c " in " %s " % line]
+    harness_compiles = [line for line in compiles if "lab1-matvec/harness.cpp" in line]
     check(len(harness_compiles) == 1, "lab1's harness compiled %d times by two gradings started together:\n%s" % (
         len(harness_compiles), "".join(harness_compiles)))
+    check(any("lab2-loop-order/harness.cpp" in line for line in compiles), "lab2's harness was not compiled:\n%s" %
+          "".join(compiles))
+    runtime_compiles = [line for line in compiles if "labkit/src/runtime.cpp" in line]
+    check(len(runtime_compiles) == 1, "the lab kit's runtime compiled %d times for two labs in one cache:\n%s" % (
+        len(runtime_compiles), "".join(runtime_compiles)))
 
 
 def check_aligned_code(grader, args):

@@ -23,13 +23,13 @@ namespace {
 
 using steady = std::chrono::steady_clock;
 
-constexpr int candidate_compare_reps = 3;
+constexpr int candidate_compare_reps = 3;  // calls timed for a `candidate:<variant>` row of `compare`
 // After the rounds the submission's processes rest this long, watched (QuietWatch), while the judge checks the last
 // round. A thread that waits until its process has been idle for a while and then burns a CPU only slows the
 // yardstick when the grader happens to pause between calls: lab 90's waits 50 ms, and where every baseline call came
 // within 50 ms of a candidate's return it was never seen (e2e.trust.burns_cpu_between_calls failed 1 grading in 4).
 // A rest longer than such a wait shows it every time.
-constexpr double watched_rest_seconds = 0.15;  // calls timed for a `candidate:<variant>` row of `compare`
+constexpr double watched_rest_seconds = 0.15;
 // A `candidate:<variant>` row whose first call takes this long keeps that one call: lab 4's skeleton's naive
 // register-blocked function takes 1.5 s a call at 128 x 4096 x 4096, and a call that long is not moved by what a
 // call's first microseconds cost; three of them were 4.5 s of its grading, for a row that earns nothing.

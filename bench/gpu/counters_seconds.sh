@@ -10,7 +10,7 @@
 #      the older one gets a copy
 #   3. for each lab named (default lab8 lab5 lab7 lab6): its reference graded in full (--hidden, counters on, JSON,
 #      one seed) by both graders, in turn (the first grader alternates from lab to lab), each ncu command logged by a
-#      wrapper (start, end); no grading starts past BUDGET seconds (default 330)
+#      wrapper (start, end); no lab starts past BUDGET seconds (default 330)
 #   4. the summary: per lab the whole grading's seconds and the counters stage's, old and new, the ncu commands, and
 #      per timed item whether both graders read the same counters (the kernels, launch and the facts that do not
 #      move from run to run exactly; the measured ones, DRAM throughput, achieved occupancy, FMA pipe, within 10
@@ -141,11 +141,9 @@ grade_one() {  # side lab
 }
 n=0
 for lab in "${labs[@]}"; do
+  if [ "$SECONDS" -ge "$BUDGET" ]; then say "$lab: not graded (the command is $SECONDS s old)"; continue; fi
   order=(old new); [ $((n % 2)) = 1 ] && order=(new old); n=$((n + 1))
-  for side in "${order[@]}"; do
-    if [ "$SECONDS" -ge "$BUDGET" ]; then say "$side $lab: not graded (the command is $SECONDS s old)"; continue; fi
-    grade_one "$side" "$lab"
-  done
+  for side in "${order[@]}"; do grade_one "$side" "$lab"; done
 done
 
 # --- 4. the summary ------------------------------------------------------------------------------------------------

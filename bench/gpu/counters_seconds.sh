@@ -7,7 +7,8 @@
 #      them, how --launch-count counts across ranges, and the seconds of ncu's start, of a CUDA program's start, and
 #      of one kernel profiled with 1 GiB allocated
 #   2. both graders warm (each lab's harness and judge built, --quick, in parallel), this grader calibrates the GPU and
-#      the older one gets a copy
+#      the older one gets a copy; LEAN=1 skips both (one cache for the two graders: the first grading of a lab builds
+#      it and calibrates the GPU, and its whole seconds say so); PROBE=small runs the probe's first three runs alone
 #   3. for each lab named (default lab8 lab5 lab7 lab6): its reference graded in full (--hidden, counters on, JSON,
 #      one seed) by both graders, in turn (the first grader alternates from lab to lab), each ncu command logged by a
 #      wrapper (start, end); no lab starts past BUDGET seconds (default 330)
@@ -67,11 +68,13 @@ if [ $probe = 1 ]; then
     timed ./ranges
     timed "$real_ncu" "${P[@]}" --export noop ./ranges noop
     timed "$real_ncu" "${P[@]}" --nvtx --export rA ./ranges
-    timed "$real_ncu" "${P[@]}" --nvtx --export rBig ./ranges big
-    timed "$real_ncu" "${P[@]}" --launch-count 4 --export rB ./ranges
-    timed "$real_ncu" "${P[@]}" --range-filter :2: --export rC ./ranges
-    timed "$real_ncu" "${P[@]}" --nvtx --nvtx-include "grader@call-2/" --export rE ./ranges
-    timed "$real_ncu" "${P[@]}" --launch-count 2 --filter-mode per-launch-config --export rF ./ranges
+    if [ "${PROBE:-full}" = full ]; then
+      timed "$real_ncu" "${P[@]}" --nvtx --export rBig ./ranges big
+      timed "$real_ncu" "${P[@]}" --launch-count 4 --export rB ./ranges
+      timed "$real_ncu" "${P[@]}" --range-filter :2: --export rC ./ranges
+      timed "$real_ncu" "${P[@]}" --nvtx --nvtx-include "grader@call-2/" --export rE ./ranges
+      timed "$real_ncu" "${P[@]}" --launch-count 2 --filter-mode per-launch-config --export rF ./ranges
+    fi
     for r in rA rB rC rE rF; do
       [ -f $r.ncu-rep ] || { say "  probe $r: no report"; continue; }
       "$real_ncu" --import $r.ncu-rep --csv --page raw >$r.csv 2>&1
@@ -97,21 +100,25 @@ PY
   fi
 fi
 
-# --- 2. warm, calibrated -------------------------------------------------------------------------------------------
+# --- 2. warm, calibrated (LEAN=1: neither; one cache for both graders, the first grading builds and calibrates) ---
 start=$EPOCHREALTIME
 for side in old new; do mkdir -p "$work/cache-$side"; done
-pids=()
-for lab in "${labs[@]}"; do
-  name=$(full_name "$lab")
-  GRADER_CACHE=$work/cache-old "$OLD" grade "$name" --submission "reference/$name" --quick >/dev/null 2>&1 & pids+=($!)
-  GRADER_CACHE=$work/cache-new "$NEW" grade "$name" --submission "reference/$name" --quick >/dev/null 2>&1 & pids+=($!)
-done
-for pid in "${pids[@]}"; do wait "$pid"; done
-say "warm: ${labs[*]} built for both graders in $(since "$start") s"
-start=$EPOCHREALTIME
-GRADER_CACHE=$work/cache-new "$NEW" calibrate >"$work/calibrate.log" 2>&1
-say "calibrate: exit $? after $(since "$start") s"
-cp -r "$work/cache-new/calibration" "$work/cache-old/" 2>/dev/null
+if [ "${LEAN:-0}" = 1 ]; then
+  rm -rf "$work/cache-old"; ln -s "$work/cache-new" "$work/cache-old"
+else
+  pids=()
+  for lab in "${labs[@]}"; do
+    name=$(full_name "$lab")
+    GRADER_CACHE=$work/cache-old "$OLD" grade "$name" --submission "reference/$name" --quick >/dev/null 2>&1 & pids+=($!)
+    GRADER_CACHE=$work/cache-new "$NEW" grade "$name" --submission "reference/$name" --quick >/dev/null 2>&1 & pids+=($!)
+  done
+  for pid in "${pids[@]}"; do wait "$pid"; done
+  say "warm: ${labs[*]} built for both graders in $(since "$start") s"
+  start=$EPOCHREALTIME
+  GRADER_CACHE=$work/cache-new "$NEW" calibrate >"$work/calibrate.log" 2>&1
+  say "calibrate: exit $? after $(since "$start") s"
+  cp -r "$work/cache-new/calibration" "$work/cache-old/" 2>/dev/null
+fi
 
 # --- 3. the gradings -----------------------------------------------------------------------------------------------
 wrap=$(mktemp -d /tmp/ncu-wrap.XXXXXX)

@@ -38,7 +38,7 @@ rm -rf "$work"; mkdir -p "$OUT" "$work"
 summary=$OUT/summary.txt
 : >"$summary"
 say() { echo "$*" | tee -a "$summary"; }
-finish() { tar -C "$work" -czf "$OUT/all.tgz" . 2>/dev/null; }
+finish() { tar -C "$work" --exclude="./cache-*" -czf "$OUT/all.tgz" . 2>/dev/null; }
 trap finish EXIT
 export GRADER_ROOT=$root NO_COLOR=1
 export LD_LIBRARY_PATH=$root/.carry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}

@@ -14,6 +14,7 @@
 #include "inspect/ncu.h"
 #include "pipeline/grading.h"
 #include "pipeline/launch.h"
+#include "pipeline/profiled_turns.h"
 #include "run/sandbox.h"
 
 namespace grader::pipeline {
@@ -98,6 +99,7 @@ struct RunEnding {
 // the GPU while ncu counts. Each report is imported (ncu's CPU work on a file) while the next call is profiled.
 // Every call keeps a worker and a report of its own, as before: its kernels are the ones ncu counted in that
 // process, its first two (ncu_profile_words), and a run that fails or overruns says so for its own items alone.
+// The order of the steps is pipeline/profiled_turns.h's (unit.test_profiled_turns).
 void Grading::read_queued_counters() {
   if (counters_queue_.empty()) return;
   std::string why_not;
@@ -144,38 +146,48 @@ void Grading::read_queued_counters() {
     });
   };
 
-  std::vector<Import> imports;
-  std::unique_ptr<ProfiledRun> next =
-      start_profiled_run(*ncu, counters_queue_.front().median_seconds, boxed, 0);
-  for (std::size_t i = 0; i < counters_queue_.size(); ++i) {
-    const PerformanceItem& item = *counters_queue_[i].item;
-    std::unique_ptr<ProfiledRun> run = std::move(next);
-    // The next call's worker starts now, and may wait (its wall limit with it) as long as this call may take.
-    if (i + 1 < counters_queue_.size())
-      next = start_profiled_run(*ncu, counters_queue_[i + 1].median_seconds, boxed, run->call_seconds);
-    progress("counters", "performance: " + item.name + ": one more call, counted by Nsight Compute " + ncu->version);
+  const std::size_t calls = counters_queue_.size();
+  std::vector<std::unique_ptr<ProfiledRun>> runs(calls);
+  std::vector<Import> imports(calls);
+  const auto keeping_failure = [&](std::size_t i, const auto& step) {  // what goes wrong in a step is its call's
     try {
-      const Variables params = case_params(item.params, machine_);
-      const std::uint64_t seed = inputs_seed(params);
-      std::vector<std::string> variants;
-      if (run->failed.empty() && (!run->worker->hello(variants, profiler_start_seconds) ||
-                                  !run->worker->setup(params, seed, {}, judge_timeout())))
-        run->failed = run->worker->failure().details;
-      // The worker before this one has left the GPU before this call is counted; its report is read beside it.
-      if (!imports.empty() && !imports.back().reading.valid()) import_when_left(imports.back());
-      std::vector<Array> outputs;
-      double seconds = 0;
-      if (run->failed.empty() && !run->worker->run(item.variant, run->call_seconds, outputs, seconds, true))
-        run->failed = run->worker->failure().details;
+      step(*runs[i]);
     } catch (const std::exception& error) {
-      if (run->failed.empty()) run->failed = error.what();
+      if (runs[i]->failed.empty()) runs[i]->failed = error.what();
     }
-    if (!imports.empty() && !imports.back().reading.valid()) import_when_left(imports.back());
-    imports.push_back({counted_call_key(item), leave(std::move(run)), {}, {}, {}});
-  }
+  };
+  take_profiled_turns(
+      calls,
+      {[&](std::size_t i) {
+         // It may wait for its turn (its wall limit with it) as long as the call before it may take.
+         runs[i] = start_profiled_run(*ncu, counters_queue_[i].median_seconds, boxed, i == 0 ? 0 : runs[i - 1]->call_seconds);
+       },
+       [&](std::size_t i) {
+         const PerformanceItem& item = *counters_queue_[i].item;
+         progress("counters", "performance: " + item.name + ": one more call, counted by Nsight Compute " + ncu->version);
+         keeping_failure(i, [&](ProfiledRun& run) {
+           const Variables params = case_params(item.params, machine_);
+           std::vector<std::string> variants;
+           if (run.failed.empty() && (!run.worker->hello(variants, profiler_start_seconds) ||
+                                      !run.worker->setup(params, inputs_seed(params), {}, judge_timeout())))
+             run.failed = run.worker->failure().details;
+         });
+       },
+       [&](std::size_t i) { import_when_left(imports[i]); },
+       [&](std::size_t i) {
+         keeping_failure(i, [&](ProfiledRun& run) {
+           std::vector<Array> outputs;
+           double seconds = 0;
+           if (run.failed.empty() && !run.worker->run(counters_queue_[i].item->variant, run.call_seconds, outputs, seconds, true))
+             run.failed = run.worker->failure().details;
+         });
+       },
+       [&](std::size_t i) {
+         imports[i].key = counted_call_key(*counters_queue_[i].item);
+         imports[i].ending = leave(std::move(runs[i]));
+       }});
   counters_queue_.clear();
   for (auto& import : imports) {
-    if (!import.reading.valid()) import_when_left(import);
     CounterReading reading = import.reading.get();
     ItemCounters& counters = counters_[import.key];
     counters.words = counted_words(*ncu, import.printed, import.failed, reading);

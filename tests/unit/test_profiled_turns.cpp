@@ -30,8 +30,9 @@ struct Played {
         if (i >= workers.size() || workers[i] != from) broken.push_back(log.back() + ": out of order");
         if (to == counted)
           for (std::size_t j = 0; j < workers.size(); ++j) {
-            if (j < i && workers[j] != gone) broken.push_back(log.back() + ": worker " + std::to_string(j) + " is not gone");
-            if (j > i && workers[j] > started) broken.push_back(log.back() + ": worker " + std::to_string(j) + " was spoken to");
+            const std::string worker = log.back() + ": worker " + std::to_string(j);
+            if (j < i && workers[j] != gone) broken.push_back(worker + " is not gone");
+            if (j > i && workers[j] > started) broken.push_back(worker + " was spoken to");
           }
         if (i < workers.size()) workers[i] = to;
       };

@@ -26,6 +26,8 @@ namespace {
 // this many times over for the call itself, never more than the lab's own wall limit. A run past it is ended and
 // the report says so: a profiler that hangs must not hold a class's GPU.
 constexpr double profiler_start_seconds = 120;
+// ncu writes its report as the program leaves: a worker told to quit has this long before it is killed.
+constexpr double profiler_leave_seconds = 60;
 constexpr double profiled_call_factor = 200;
 // ncu's own threads and processes, and its memory, on top of what the lab allows the worker.
 constexpr int profiler_processes = 256;
@@ -126,7 +128,7 @@ void Grading::read_queued_counters() {
       RunEnding ending{run->report, {}, run->failed};
       if (!run->worker) return ending;
       try {
-        run->worker->quit(std::chrono::seconds(60));
+        run->worker->quit(std::chrono::duration<double>(profiler_leave_seconds));
         ChildProcess& process = run->worker->process();
         ending.printed = process.stdout_text() + process.stderr_text();
         if (ending.failed.empty() && process.ending().kind != Ending::Kind::exited)
@@ -159,12 +161,15 @@ void Grading::read_queued_counters() {
   take_profiled_turns(
       calls,
       {[&](std::size_t i) {
-         // It may wait for its turn (its wall limit with it) as long as the call before it may take.
-         runs[i] = start_profiled_run(*ncu, counters_queue_[i].median_seconds, boxed, i == 0 ? 0 : runs[i - 1]->call_seconds);
+         // It waits for its turn (its wall limit with it) as long as the call before it may take, and for the two
+         // workers before it to leave (the one before the call before it, then that call's own).
+         const double waits = i == 0 ? 0 : runs[i - 1]->call_seconds + 2 * profiler_leave_seconds;
+         runs[i] = start_profiled_run(*ncu, counters_queue_[i].median_seconds, boxed, waits);
        },
        [&](std::size_t i) {
          const PerformanceItem& item = *counters_queue_[i].item;
-         progress("counters", "performance: " + item.name + ": one more call, counted by Nsight Compute " + ncu->version);
+         progress("counters",
+                  "performance: " + item.name + ": one more call, counted by Nsight Compute " + ncu->version);
          keeping_failure(i, [&](ProfiledRun& run) {
            const Variables params = case_params(item.params, machine_);
            std::vector<std::string> variants;
@@ -178,7 +183,8 @@ void Grading::read_queued_counters() {
          keeping_failure(i, [&](ProfiledRun& run) {
            std::vector<Array> outputs;
            double seconds = 0;
-           if (run.failed.empty() && !run.worker->run(counters_queue_[i].item->variant, run.call_seconds, outputs, seconds, true))
+           const std::string& variant = counters_queue_[i].item->variant;
+           if (run.failed.empty() && !run.worker->run(variant, run.call_seconds, outputs, seconds, true))
              run.failed = run.worker->failure().details;
          });
        },

@@ -85,7 +85,7 @@ bool measure_item(const PerformanceItem& item, const MeasureInputs& in, MeasureC
   if (!time_rounds(sides, m, rounds)) return failed();
   PartnerCounts partner_counts;
   if (!count_calls(sides, rounds, m, partner_counts)) return failed();
-  if (!time_compare_rows(sides, rounds, m)) return failed();
+  if (context.compare_rows && !time_compare_rows(sides, rounds, m)) return failed();
   std::optional<Timing> bound;
   if (!time_bound(sides, m, bound)) return failed();
 

@@ -22,6 +22,7 @@ import argparse
 import json
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import time
@@ -69,6 +70,7 @@ def grade_class(grader, root, lab, submissions, out, jobs, cache):
         if name.endswith(".json") and not name.startswith("."):
             with open(os.path.join(out, name)) as f:
                 reports.append(json.load(f))
+                reports[-1]["_kind"] = name.rsplit(".", 1)[0].split("-", 1)[-1]  # s004-mid.json: mid
     return seconds, reports
 
 
@@ -76,10 +78,16 @@ def describe(label, seconds, reports, students):
     # The timing: what each timed item's measurement spent (its `measurement.seconds`), all of it in the student's
     # turn. A stage's seconds would also hold the wait for that turn.
     timing = work = 0.0
+    by_kind = {}  # kind: [(timing seconds, of which retries, compare), ...] per student
     for report in reports:
+        student = [0.0, 0.0, 0.0]
         for test in report.get("tests", []):
             spent = (test.get("measurement") or {}).get("seconds") or {}
             timing += sum(spent.get(field, 0) for field in MEASUREMENT_FIELDS)
+            student[0] += sum(spent.get(field, 0) for field in MEASUREMENT_FIELDS)
+            student[1] += spent.get("retries", 0)
+            student[2] += spent.get("compare", 0)
+        by_kind.setdefault(report.get("_kind", "?"), []).append(student)
         work += sum(s["seconds"] for s in report.get("stage_seconds", []) if s["stage"].startswith(WORK_STAGES))
     scores = sorted("%.0f" % r.get("score", 0) for r in reports)
     print("%s: %d of %d students graded in %.1f s: %.1f students/min, 100 students in ~%.1f min" %
@@ -88,6 +96,13 @@ def describe(label, seconds, reports, students):
     print("  timing %.1f s (one at a time: %.0f%% of the wall time); the other stages %.1f s (builds and correctness, "
           "with their waits for a turn beside no timing), "
           "scores %s" % (timing, 100 * timing / seconds if seconds else 0, work, " ".join(scores)))
+    for kind, students in sorted(by_kind.items()):
+        scores_of_kind = sorted(r.get("score", 0) for r in reports if r.get("_kind") == kind)
+        print("  %-10s %3d students: timing median %.1f s (sum %.0f), of it retries median %.1f (sum %.0f), compare rows "
+              "median %.1f; scores %.1f to %.1f" % (kind, len(students), statistics.median(s[0] for s in students),
+                                                      sum(s[0] for s in students), statistics.median(s[1] for s in students),
+                                                      sum(s[1] for s in students), statistics.median(s[2] for s in students),
+                                                      scores_of_kind[0], scores_of_kind[-1]))
     return {"seconds": round(seconds, 1), "graded": len(reports), "timing_seconds": round(timing, 1),
             "work_seconds": round(work, 1)}
 

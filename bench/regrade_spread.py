@@ -16,6 +16,11 @@ only.
 
     git worktree add /tmp/before 181d7ae^1     # main before the noise rule (issue 15); build it there, then
     python3 bench/regrade_spread.py --grader /tmp/before/build/bin/grader --root /tmp/before --kinds mid-tier
+
+--old-grader (with --old-root, its tree) compares two graders interleaved: each regrade is graded by the old grader,
+then by the new one, so both see the same minutes of the machine's load, and each gets its own summary.
+
+    python3 bench/regrade_spread.py --old-grader /tmp/old/build/bin/grader --old-root /tmp/old --labs lab1 -n 10
 """
 import argparse
 import collections
@@ -71,6 +76,8 @@ def main():
     parser.add_argument("--kinds", nargs="+", default=list(KINDS), choices=list(KINDS), help="which submissions to grade")
     parser.add_argument("--no-load", action="store_true", help="no busy process beside the gradings")
     parser.add_argument("--json", help="also write the figures to this file")
+    parser.add_argument("--old-grader", help="an older grader, graded interleaved with --grader (old, new, old, ...)")
+    parser.add_argument("--old-root", help="the older grader's course tree (default: --root)")
     parser.add_argument("--keep", help="keep every report, as <lab>-<kind>-<i>.json in this folder (to see which items moved)")
     args = parser.parse_args()
 
@@ -80,26 +87,34 @@ def main():
     if not args.no_load:
         # One core kept busy for the whole run, as another user's job would.
         load = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    graders = [("", args.grader, args.root)]
+    if args.old_grader:
+        graders = [("old", args.old_grader, args.old_root or args.root), ("new", args.grader, args.root)]
     results = {}
     try:
         for lab in args.labs:
             folder = LABS[lab]
             for kind in args.kinds:
                 submission = os.path.join(ROOT, KINDS[kind], folder)
-                runs = []
+                runs = {name: [] for name, _, _ in graders}
                 for i in range(args.n):
-                    keep = os.path.join(args.keep, "%s-%s-%d.json" % (lab, kind, i + 1)) if args.keep else None
-                    runs.append(grade(args.grader, args.root, lab, submission, keep))
-                    print("  %s %s %d/%d: %.2f points in %.1f s" % (lab, kind, i + 1, args.n, runs[-1][0], runs[-1][1]),
-                          file=sys.stderr, flush=True)
-                results["%s %s" % (lab, kind)] = summarise("%s %s (%s)" % (lab, kind, os.path.relpath(submission, ROOT)), runs)
+                    for name, grader, root in graders:
+                        keep = (os.path.join(args.keep, "%s-%s-%s%d.json" % (lab, kind, name + "-" if name else "", i + 1))
+                                if args.keep else None)
+                        runs[name].append(grade(grader, root, lab, submission, keep))
+                        print("  %s %s %s%d/%d: %.2f points in %.1f s" % (lab, kind, name + " " if name else "", i + 1,
+                                                                           args.n, runs[name][-1][0], runs[name][-1][1]),
+                              file=sys.stderr, flush=True)
+                for name, _, _ in graders:
+                    label = "%s %s%s" % (lab, kind, " " + name if name else "")
+                    results[label] = summarise("%s (%s)" % (label, os.path.relpath(submission, ROOT)), runs[name])
     finally:
         if load:
             load.kill()
             load.wait()
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"grader": args.grader, "root": args.root, "n": args.n, "load": not args.no_load, "results": results}, f, indent=2)
+            json.dump({"grader": args.grader, "root": args.root, "old_grader": args.old_grader, "n": args.n, "load": not args.no_load, "results": results}, f, indent=2)
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -145,4 +146,26 @@ TEST_CASE("points_decided: the rounds may stop only where no value the interval 
   score_measurement(speedup_item(), {}, scored, lab_target_noise);
   CHECK(scored.score == doctest::Approx(20));
   CHECK_FALSE(scored.measurement->within_noise);
+}
+
+TEST_CASE("pooling_may_decide: measuring again is worth it only where the pooled interval could leave the threshold") {
+  // The median on the threshold: no number of pairs takes an interval around it off 1.8.
+  const TestResult on = timed({1.74, 1.76, 1.78, 1.80, 1.80, 1.80, 1.82, 1.84, 1.86});
+  REQUIRE(straddles_tiers(speedup_item(), {}, *on.measurement));
+  CHECK_FALSE(pooling_may_decide(speedup_item(), {}, *on.measurement, 1));
+  CHECK_FALSE(pooling_may_decide(speedup_item(), {}, *on.measurement, 1000));
+  // Below it, the interval reaching past it: the growth in pairs at which the reach toward 1.8, shrunk as
+  // 1/sqrt(pairs), comes within the median's distance from it is where measuring again may decide.
+  const TestResult below = timed({1.62, 1.66, 1.70, 1.72, 1.73, 1.74, 1.78, 1.82, 1.85, 1.88, 1.90});
+  REQUIRE(straddles_tiers(speedup_item(), {}, *below.measurement));
+  const ConfidenceInterval interval = metric_interval(speedup_item(), *below.measurement);
+  const double median = below.measurement->speedup;
+  REQUIRE(median < 1.8);
+  const double needed = std::pow((interval.high - median) / (1.8 - median), 2);
+  CHECK(needed > 1);
+  CHECK_FALSE(pooling_may_decide(speedup_item(), {}, *below.measurement, 1));
+  CHECK_FALSE(pooling_may_decide(speedup_item(), {}, *below.measurement, 0.95 * needed));
+  CHECK(pooling_may_decide(speedup_item(), {}, *below.measurement, 1.05 * needed));
+  // An interval already clear of every threshold has nothing left to decide.
+  CHECK(pooling_may_decide(speedup_item(), {}, *timed({2.40, 2.42, 2.45, 2.50, 2.51, 2.55, 2.60}).measurement, 1));
 }

@@ -24,7 +24,7 @@ constexpr int bootstrap_resamples = 2000;
 ConfidenceInterval median_interval(const std::vector<double>& samples);
 
 // The interval of median(numerator) / median(denominator). When both have as many samples, sample i of each was
-// timed in the same round (measure_item.cpp interleaves baseline and candidate, `calls` of each per round), so
+// timed in the same round (measure/rounds.cpp interleaves baseline and candidate, `calls` of each per round), so
 // pairs are resampled together: a change in the machine's load during a round moves both sides of that pair, and
 // the interval is not widened by noise the ratio cancels. Otherwise the two are resampled independently.
 ConfidenceInterval median_ratio_interval(const std::vector<double>& numerator, const std::vector<double>& denominator);

@@ -63,6 +63,10 @@ struct MeasureContext {
   // partner, in order, scored by its own tiers: its candidate the item's, its baseline its own yardstick's.
   std::vector<const PerformanceItem*> partners = {};
   std::vector<Measurement> partner_measurements = {};
+  // Whether the item's `compare` rows are timed (measure/compare_rows.h). A measurement again that is pooled into
+  // the first (pipeline/performance.cpp) leaves them out: they earn nothing, and the first measurement's are the
+  // report's. Its bound, where a judge's row stood in for it, is then timed on its own (measure/bound.h).
+  bool compare_rows = true;
 };
 
 

@@ -62,7 +62,7 @@ Measurement partner_measurement(const PerformanceItem& partner, const Variables&
   m.spent.checked_rounds = shared.spent.checked_rounds;
   m.spent.stopped_early = shared.spent.stopped_early;
   // The counters: the candidate's side is the item's, the yardstick's its own (counted with the item's,
-  // measure_item.cpp), or named as skipped for its length.
+  // measure/counted_calls.cpp), or named as skipped for its length.
   if (shared.cpu_counters) {
     CpuCounters counters;
     counters.unavailable = shared.cpu_counters->unavailable;

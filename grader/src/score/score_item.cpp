@@ -1,5 +1,7 @@
 #include "score/score_item.h"
 
+#include <algorithm>
+#include <cmath>
 #include <sstream>
 #include <vector>
 
@@ -39,6 +41,15 @@ bool straddles_tiers(const PerformanceItem& item, const Variables& scope, const 
   if (item.metric == Metric::roofline && m.roofline_fraction <= 0) return false;
   const ConfidenceInterval interval = metric_interval(item, m);
   return straddles_threshold(evaluated_tiers(item, scope), interval.low, interval.high);
+}
+
+bool pooling_may_decide(const PerformanceItem& item, const Variables& scope, const Measurement& m, double growth) {
+  const ConfidenceInterval interval = metric_interval(item, m);
+  const double median = item.metric == Metric::speedup ? m.speedup : m.roofline_fraction;
+  if (!(interval.low <= median && median <= interval.high)) return true;  // no model of it: let the budget decide
+  const double shrink = 1 / std::sqrt(std::max(1.0, growth));
+  const double low = median - (median - interval.low) * shrink, high = median + (interval.high - median) * shrink;
+  return !straddles_threshold(evaluated_tiers(item, scope), low, high);
 }
 
 bool points_decided(const PerformanceItem& item, const Variables& scope, const Measurement& m, bool few_pairs) {

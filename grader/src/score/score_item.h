@@ -21,6 +21,17 @@ ConfidenceInterval metric_interval(const PerformanceItem& item, const Measuremen
 // Whether that interval holds one of the item's tier thresholds, so measuring again could move its points.
 bool straddles_tiers(const PerformanceItem& item, const Variables& scope, const Measurement& m);
 
+// Whether pooling more rounds could move the metric's interval off every tier threshold it holds, where the pooled
+// measurement would have `growth` times the pairs `m` has: the interval's reach on each side of the median shrinks
+// about as 1/sqrt(pairs) (measure/interval.h), and the median is taken where it is (it moves either way). False: a
+// measurement again within that budget would most likely end still within noise, so the rule for that
+// (within_noise_points, score.h) may as well apply now (pipeline/performance.cpp).
+//
+//   median 0.550 in [0.542, 0.560], a tier at 0.55: false at any growth (the median sits on the threshold);
+//   median 0.590 in [0.574, 0.608], a tier at 0.60: its reach toward the tier, 0.018, must shrink below the
+//   distance, 0.010: true from growth (0.018 / 0.010)^2 = 3.24.
+bool pooling_may_decide(const PerformanceItem& item, const Variables& scope, const Measurement& m, double growth);
+
 // Whether the measurement's points are settled: every value in the metric's interval, widened by half its width on
 // each side (a few lucky rounds give a narrow interval; more rounds only narrow it), earns the same points. A
 // roofline item with a bound is never settled before the bound is timed: the bound can raise its ceiling.

@@ -1,0 +1,45 @@
+#include "measure/bound.h"
+
+#include <string>
+
+namespace grader {
+
+bool time_bound(TimedSides& sides, Measurement& m, std::optional<Timing>& bound) {
+  const PerformanceItem& item = sides.item;
+  const Variables& params = sides.in.params;
+  MeasureContext& context = sides.context;
+  FreshCalls& fresh = sides.fresh;
+  Worker& j = sides.judge;
+  const auto& timing = context.spec.timing;
+  // Where the baseline is the bound (lab 6's transfer bound) it is that; else timed now like a compare entry.
+  const auto bound_began = measure_clock::now();
+  bound.reset();
+  if (!item.bound.empty()) {
+    if (sides.baseline == &j && sides.baseline_variant == item.bound) {
+      bound = m.baseline;
+    } else {
+      for (const auto& t : m.compare)
+        if (t.label == "judge " + item.bound && !t.seconds.empty()) bound = t;
+      std::string bound_key = item.bound;
+      for (const auto& [name, value] : params) bound_key += " " + name + "=" + measure_shown(value);
+      if (!bound && context.bounds_timed != nullptr) {
+        if (const auto earlier = context.bounds_timed->find(bound_key); earlier != context.bounds_timed->end())
+          bound = earlier->second;
+      }
+      if (!bound) {
+        context.progress("bound", "performance: " + item.name + ": timing the judge's " + item.bound);
+        TimedCalls calls;
+        if (!sides.timed(j, fresh.next(item.bound, timing.warmup + timing.min_reps), timing.warmup, timing.min_reps, false, calls))
+          return sides.fail(Verdict::internal_error, "the judge's " + item.bound + " failed: " + j.failure().details);
+        bound = Timing{};
+        bound->label = "judge " + item.bound;
+        bound->seconds = calls.seconds;
+        if (context.bounds_timed != nullptr) (*context.bounds_timed)[bound_key] = *bound;
+      }
+    }
+  }
+  m.spent.bound = measure_seconds_since(bound_began);
+  return true;
+}
+
+}  // namespace grader

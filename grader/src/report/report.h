@@ -111,7 +111,7 @@ struct Measurement {
     double setup = 0, rounds = 0, checks = 0, compare = 0, bound = 0, cross_check = 0, retries = 0;
     double counters = 0;  // the counted calls (measure/cpu_counters.h), outside the rounds
     int round_count = 0, checked_rounds = 0;
-    bool stopped_early = false;  // the rounds stopped once the interval decided the points (measure_item.cpp)
+    bool stopped_early = false;  // the rounds stopped once the interval decided the points (measure/rounds.cpp)
   } spent;
   std::optional<CpuCounters> cpu_counters;  // CPU labs, where the grading counts (GradeOptions::counters)
 };

@@ -15,8 +15,9 @@ nvcc needs no GPU: on a machine without one (the CPU VM) a grading ends after th
 them, and `inspect` is what the grading waited for it).
 
 It also prints, once per lab, nvcc's own phases for the lab's reference (`nvcc -time`, the lab's flags): which of
-them the compile's seconds are, and `nvidia-smi`'s answer time where there is one (the grader asks it for the GPU's
-architecture). Standard library only.
+them the compile's seconds are, and what the compile would take with its device half (cicc, ptxas) and its host
+front end (cudafe++) side by side, as nvcc does not run them; and `nvidia-smi`'s answer time where there is one (the
+grader asks it for the GPU's architecture). Standard library only.
 """
 import argparse
 import csv
@@ -116,6 +117,16 @@ def main():
             wall, rows = phases
             print("  nvcc -time on the reference: %.2f s wall; %s" %
                   (wall, ", ".join("%s %.2f" % (name, ms / 1000) for name, ms in rows)))
+            # nvcc runs its phases one after the other. The device half (preprocessing 1, cicc, ptxas, fatbinary) and
+            # the host front end (preprocessing 4, cudafe++) need nothing of each other; the host compile needs both
+            # (it embeds the fatbin). What a compile that ran the two halves side by side would take:
+            ms = dict(rows)
+            device = sum(ms.get(k, 0) for k in ("gcc (preprocessing 1)", "cicc", "ptxas", "fatbinary"))
+            host = sum(ms.get(k, 0) for k in ("gcc (preprocessing 4)", "cudafe++"))
+            total = sum(ms.values())
+            path = max(device, host) + ms.get("gcc (compiling)", 0)
+            print("  its phases one after another %.2f s; the two halves side by side %.2f s (%.2f s less)" %
+                  (total / 1000, path / 1000, (total - path) / 1000))
         for side in sides:  # warm: the lab's build and the reference's facts, in each side's own cache
             warm = grade(side, lab, args.kind, args.arg)
             if "error" in warm:

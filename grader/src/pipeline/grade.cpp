@@ -107,6 +107,7 @@ void Grading::use_gpu_calibration(const Gpu& gpu) {
   }
   std::optional<GpuCalibration> own = load_gpu_calibration(env_, gpu.uuid);
   if (!own && needs_calibration(spec_) && !options_.quick) {
+    finish_inspect();  // a calibration is timed: the inspect stage's tools must not run beside it
     progress("calibration", "calibrating " + describe_gpu(gpu) + " once, kept by its UUID; `grader calibrate --gpus all` "
              "redoes it");
     try {
@@ -271,6 +272,7 @@ void Grading::run() {
     const std::optional<Gpu> gpu = own_gpu();
     const bool missing = !calibration_ || (spec_.gpu && !gpu && !calibration_->gpu && !detect_gpu_arch().empty());
     if (missing && needs_calibration(spec_) && !options_.quick) {
+      finish_inspect();  // a calibration is timed: the inspect stage's tools must not run beside it
       progress("calibration", "calibrating this machine once (memory bandwidth, FP64 peak); `grader calibrate` redoes it");
       use_calibration(run_calibration(env_, /*measure_gpu=*/!gpu));
     }
@@ -282,6 +284,7 @@ void Grading::run() {
       try {
         claim_gpu();
       } catch (...) {  // no GPU left: this grading ends here, and leaves nothing behind
+        if (inspecting_.valid()) inspecting_.wait();  // its tools read the work directory
         std::error_code ec;
         fs::remove_all(workdir_, ec);
         throw;

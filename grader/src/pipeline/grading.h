@@ -11,6 +11,7 @@
 #include <atomic>
 #include <chrono>
 #include <filesystem>
+#include <future>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -95,8 +96,12 @@ class Grading {
   void warn_if_busy(const std::vector<std::string>& disturbed_items);
   bool build_everything();
   // The inspect stage (pipeline/inspect_stage.cpp): what the submission's and the reference's code compiled to,
-  // read after the build; then, after the items were graded, each timed item's facts and the hint they choose.
+  // read after the build on a thread of its own, beside the correctness items (it reads objects and runs no code of
+  // the submission's); finish_inspect() waits for it, and is called before anything is timed (calibration,
+  // begin_timing) and before the facts are read (check_steps, attach_facts). Then, after the items were graded,
+  // each timed item's facts and the hint they choose.
   void inspect_code();
+  void finish_inspect();
   void attach_facts();
   // The counters (pipeline/counters_stage.cpp): one extra call of a timed item's variant under Nsight Compute, in a
   // profiled worker of its own, kept per call (variant and inputs) for attach_facts(). An item's call is queued
@@ -209,7 +214,11 @@ class Grading {
   LabBuild lab_;
   std::vector<fs::path> staged_sources_;
   CandidateBuild candidate_build_;
-  CodeFacts facts_, reference_facts_;
+  CodeFacts facts_, reference_facts_;  // read once finish_inspect() has returned
+  // The inspect stage's thread (inspect_code()): the submission's facts and the reference's. It works on copies of
+  // the lab's build and the objects' paths; a grading that ends early (an exception) waits for it in the future's
+  // destructor, so no tool of it outlives the grading.
+  std::future<std::pair<CodeFacts, CodeFacts>> inspecting_;
   // Per measurement key: the profiled call's facts (inspect/counters.h) and the words the report shows with them.
   struct ItemCounters {
     Variables facts;

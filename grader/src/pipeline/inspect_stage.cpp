@@ -1,8 +1,12 @@
 // inspect_stage.cpp: the inspect stage for grade.cpp's pipeline (docs/design.md, "Steps, facts and counters"). After
-// the build, the submission's objects are read (inspect/code_facts.h), and the reference's from the cache; after
-// grading, every performance item gets its variant's facts beside the reference's, and a hint chosen from them.
+// the build, the submission's objects are read (inspect/code_facts.h), and the reference's from the cache, on a thread
+// of their own beside the correctness items; after grading, every performance item gets its variant's facts beside the
+// reference's, and a hint chosen from them.
 // Facts never change a score here: a tool that is missing leaves the report saying so, and grading goes on.
+#include <chrono>
 #include <fstream>
+#include <future>
+#include <utility>
 
 #include "inspect/fact_list.h"
 #include "inspect/look.h"
@@ -29,16 +33,41 @@ SourceFiles read_staged_sources(const std::vector<fs::path>& staged) {
 }  // namespace
 
 void Grading::inspect_code() {
-  progress("inspect", "reading what the compiled code does");
-  facts_ = read_code_facts(env_, spec_, candidate_build_.student_objects, lab_.gpu_arch);
-  if (!facts_.read()) {
-    report_.facts_unavailable = facts_.unavailable;
-    return;
+  progress("inspect", "reading what the compiled code does (beside the correctness items)");
+  // Its tools (objdump, ptxas -v; the reference's compile on a cache's first grading) read objects and run no code of
+  // the submission's, so they run beside the correctness items, which are never timed: on a GPU lab they took about a
+  // second of every grading before correctness began (issue 35). Everything timed waits for them (finish_inspect).
+  inspecting_ = std::async(std::launch::async, [&env = env_, &spec = spec_, lab = lab_,
+                                                objects = candidate_build_.student_objects] {
+    CodeFacts facts = read_code_facts(env, spec, objects, lab.gpu_arch);
+    CodeFacts reference;
+    if (facts.read()) reference = reference_code_facts(env, spec, lab);
+    return std::make_pair(std::move(facts), std::move(reference));
+  });
+}
+
+void Grading::finish_inspect() {
+  if (!inspecting_.valid()) return;
+  if (inspecting_.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
+    // The wait, and only the wait, is the inspect stage's on the grading's clock; then the stage it interrupted goes on.
+    std::string interrupted;
+    {
+      std::lock_guard lock(shared_mutex_);
+      interrupted = stages_.current();
+      stages_.enter("inspect");
+    }
+    inspecting_.wait();
+    std::lock_guard lock(shared_mutex_);
+    if (!interrupted.empty()) stages_.enter(interrupted);
   }
-  reference_facts_ = reference_code_facts(env_, spec_, lab_);
+  auto [facts, reference] = inspecting_.get();
+  facts_ = std::move(facts);
+  reference_facts_ = std::move(reference);
+  if (!facts_.read()) report_.facts_unavailable = facts_.unavailable;
 }
 
 void Grading::attach_facts() {
+  finish_inspect();
   if (!facts_.read()) return;
   const SourceFiles sources = read_staged_sources(staged_sources_);
   std::size_t index = spec_.correctness.size();

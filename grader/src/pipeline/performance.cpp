@@ -262,6 +262,7 @@ std::string Grading::machine_shortfall(const PerformanceItem& item) const {
 void Grading::begin_timing() {
   if (timing_started_) return;
   timing_started_ = true;
+  finish_inspect();  // its tools ran beside correctness; none may run beside the timing
   // Correctness is done with its processes (the race detectors' build among them): none may run beside the timing.
   retire_all_variants();
   if (options_.timing_gate != nullptr) {

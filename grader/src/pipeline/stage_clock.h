@@ -28,6 +28,8 @@ class StageClock {
     else it->second += seconds;
     current_.clear();
   }
+  // The stage running now; empty before the first and after stop().
+  const std::string& current() const { return current_; }
   const std::vector<std::pair<std::string, double>>& totals() const { return totals_; }
 
  private:

@@ -27,6 +27,7 @@ std::string sizes_text(const Variables& params) {
 
 void Grading::check_steps() {
   if (spec_.steps.empty()) return;
+  finish_inspect();
   progress("steps", "steps: reading what each step compiled to");
   std::vector<StepFinding> findings;
   // The inspect stage read the submission's objects once, after the build (pipeline/inspect_stage.cpp); the steps'

@@ -14,7 +14,6 @@
 #include "inspect/ncu.h"
 #include "pipeline/grading.h"
 #include "pipeline/launch.h"
-#include "pipeline/profiled_turns.h"
 #include "run/sandbox.h"
 
 namespace grader::pipeline {
@@ -26,8 +25,6 @@ namespace {
 // this many times over for the call itself, never more than the lab's own wall limit. A run past it is ended and
 // the report says so: a profiler that hangs must not hold a class's GPU.
 constexpr double profiler_start_seconds = 120;
-// ncu writes its report as the program leaves: a worker told to quit has this long before it is killed.
-constexpr double profiler_leave_seconds = 60;
 constexpr double profiled_call_factor = 200;
 // ncu's own threads and processes, and its memory, on top of what the lab allows the worker.
 constexpr int profiler_processes = 256;
@@ -72,36 +69,9 @@ std::string counted_words(const NcuTool& ncu, const std::string& printed, const 
 
 }  // namespace
 
-// What one profiled worker holds from its start to its ending.
-struct Grading::ProfiledRun {
-  std::unique_ptr<Worker> worker;
-  ProcessLimits limits;        // its own, for the words of an ending
-  double call_seconds = 0;     // the most its call may take, hello to reply (its wall limit less its wait for its turn)
-  fs::path report;             // <folder>/counters.ncu-rep, once ncu has written it
-  std::string failed;          // how the run failed, empty while it has not
-};
-
-namespace {
-
-// What a profiled run left once its worker has gone: ncu writes its report as the program leaves.
-struct RunEnding {
-  fs::path report;
-  std::string printed;  // the run's stdout and stderr: ncu's own lines
-  std::string failed;
-};
-
-}  // namespace
-
-// The profiled calls go one after another (two ncu sessions counting at once on one GPU would contend for its
-// counters), but the seconds around each call overlap the call beside it. The next call's worker is started as
-// this one begins, and is not spoken to before its turn: ncu's start, the box's and the program's are CPU work (a
-// CUDA problem of the lab kit makes its device buffers at setup, ncu's library starts with the program's first CUDA
-// call, and no code of the submission runs before `main`). As this call's worker leaves (ncu writes its report
-// then), the next one is set up; only its profiled run waits for that worker to be gone, so no other process is on
-// the GPU while ncu counts. Each report is imported (ncu's CPU work on a file) while the next call is profiled.
-// Every call keeps a worker and a report of its own, as before: its kernels are the ones ncu counted in that
-// process, its first two (ncu_profile_words), and a run that fails or overruns says so for its own items alone.
-// The order of the steps is pipeline/profiled_turns.h's (unit.test_profiled_turns).
+// The profiled runs go one after another (two ncu sessions on one GPU would contend for its counters), and each
+// run's report is imported while the next run profiles: the import is ncu's CPU work on a file, a second or so of
+// every run that no longer adds up.
 void Grading::read_queued_counters() {
   if (counters_queue_.empty()) return;
   std::string why_not;
@@ -119,106 +89,31 @@ void Grading::read_queued_counters() {
   }
   struct Import {
     std::string key;
-    std::future<RunEnding> ending;        // the worker's quit, ncu's report written
-    std::future<CounterReading> reading;  // `ncu --import`, once the report is there
-    std::string printed, failed;
+    ProfiledCall run;
+    std::future<CounterReading> reading;
   };
-  const auto leave = [](std::unique_ptr<ProfiledRun> run) {
-    return std::async(std::launch::async, [run = std::move(run)] {
-      RunEnding ending{run->report, {}, run->failed};
-      if (!run->worker) return ending;
-      try {
-        run->worker->quit(std::chrono::duration<double>(profiler_leave_seconds));
-        ChildProcess& process = run->worker->process();
-        ending.printed = process.stdout_text() + process.stderr_text();
-        if (ending.failed.empty() && process.ending().kind != Ending::Kind::exited)
-          ending.failed = describe_ending(process.ending(), run->limits).details;
-      } catch (const std::exception& error) {
-        if (ending.failed.empty()) ending.failed = error.what();
-      }
-      return ending;
+  std::vector<Import> imports;
+  for (const auto& queued : counters_queue_) {
+    const PerformanceItem& item = *queued.item;
+    progress("counters", "performance: " + item.name + ": one more call, counted by Nsight Compute " + ncu->version);
+    ProfiledCall run = profile_call(item, *ncu, queued.median_seconds, boxed);
+    auto reading = std::async(std::launch::async, [tool = *ncu, report = run.report, printed = run.printed] {
+      return read_ncu_report(tool, report, printed);
     });
-  };
-  const auto import_when_left = [&](Import& import) {
-    RunEnding ending = import.ending.get();
-    import.printed = ending.printed;
-    import.failed = ending.failed;
-    import.reading = std::async(std::launch::async, [tool = *ncu, ending] {
-      return read_ncu_report(tool, ending.report, ending.printed);
-    });
-  };
-
-  const std::size_t calls = counters_queue_.size();
-  std::vector<std::unique_ptr<ProfiledRun>> runs(calls);
-  std::vector<Import> imports(calls);
-  const auto keeping_failure = [&](std::size_t i, const auto& step) {  // what goes wrong in a step is its call's
-    try {
-      step(*runs[i]);
-    } catch (const std::exception& error) {
-      if (runs[i]->failed.empty()) runs[i]->failed = error.what();
-    }
-  };
-  take_profiled_turns(
-      calls,
-      {[&](std::size_t i) {
-         // It waits for its turn (its wall limit with it) as long as the call before it may take, and for the two
-         // workers before it to leave (the one before the call before it, then that call's own).
-         const double waits = i == 0 ? 0 : runs[i - 1]->call_seconds + 2 * profiler_leave_seconds;
-         runs[i] = start_profiled_run(*ncu, counters_queue_[i].median_seconds, boxed, waits);
-       },
-       [&](std::size_t i) {
-         const PerformanceItem& item = *counters_queue_[i].item;
-         progress("counters",
-                  "performance: " + item.name + ": one more call, counted by Nsight Compute " + ncu->version);
-         keeping_failure(i, [&](ProfiledRun& run) {
-           const Variables params = case_params(item.params, machine_);
-           std::vector<std::string> variants;
-           if (run.failed.empty() && (!run.worker->hello(variants, profiler_start_seconds) ||
-                                      !run.worker->setup(params, inputs_seed(params), {}, judge_timeout())))
-             run.failed = run.worker->failure().details;
-         });
-       },
-       [&](std::size_t i) { import_when_left(imports[i]); },
-       [&](std::size_t i) {
-         keeping_failure(i, [&](ProfiledRun& run) {
-           std::vector<Array> outputs;
-           double seconds = 0;
-           const std::string& variant = counters_queue_[i].item->variant;
-           if (run.failed.empty() && !run.worker->run(variant, run.call_seconds, outputs, seconds, true))
-             run.failed = run.worker->failure().details;
-         });
-       },
-       [&](std::size_t i) {
-         imports[i].key = counted_call_key(*counters_queue_[i].item);
-         imports[i].ending = leave(std::move(runs[i]));
-       }});
+    imports.push_back({counted_call_key(item), std::move(run), std::move(reading)});
+  }
   counters_queue_.clear();
   for (auto& import : imports) {
     CounterReading reading = import.reading.get();
     ItemCounters& counters = counters_[import.key];
-    counters.words = counted_words(*ncu, import.printed, import.failed, reading);
+    counters.words = counted_words(*ncu, import.run.printed, import.run.failed, reading);
     if (reading.unavailable.empty()) counters.facts = counter_variables(reading.kernels);
   }
   stages_.enter("timing");  // what follows is counted as it was: the counters' seconds are the profiled calls' alone
 }
 
-// A worker of the submission under ncu, in the same box and limits as every candidate, with more for ncu itself;
-// started, not yet spoken to. `waits_seconds`: how long it may wait for its turn (the call before it), added to its
-// wall limit.
-std::unique_ptr<Grading::ProfiledRun> Grading::start_profiled_run(const NcuTool& ncu, double median_seconds, bool boxed,
-                                                                  double waits_seconds) {
-  auto run = std::make_unique<ProfiledRun>();
-  try {
-    prepare_profiled_run(*run, ncu, median_seconds, boxed, waits_seconds);
-  } catch (const std::exception& error) {
-    run->worker.reset();
-    run->failed = error.what();
-  }
-  return run;
-}
-
-void Grading::prepare_profiled_run(ProfiledRun& run, const NcuTool& ncu, double median_seconds, bool boxed,
-                                   double waits_seconds) {
+Grading::ProfiledCall Grading::profile_call(const PerformanceItem& item, const NcuTool& ncu, double median_seconds,
+                                           bool boxed) {
   const fs::path dir = workdir_ / ("counters-" + std::to_string(++workers_started_));
   const fs::path report_dir = dir / "report";
   fs::create_directories(report_dir);
@@ -234,16 +129,34 @@ void Grading::prepare_profiled_run(ProfiledRun& run, const NcuTool& ncu, double 
   const std::vector<std::string> words = ncu_profile_words(ncu, report_dir / "counters");
   launch.wrapper.insert(launch.wrapper.end(), words.begin(), words.end());
   const double call_seconds = profiled_call_factor * median_seconds + 30;
-  run.call_seconds = profiler_start_seconds + std::min(call_seconds, spec_.limits.wall_seconds);
-  launch.limits.wall_seconds = run.call_seconds + waits_seconds;
+  launch.limits.wall_seconds = profiler_start_seconds + std::min(call_seconds, spec_.limits.wall_seconds);
   launch.limits.cpu_seconds = launch.limits.cpu_seconds + profiler_start_seconds;
   launch.limits.processes += profiler_processes;
   launch.limits.memory_bytes += profiler_memory_bytes;
   launch.limits.open_files += profiler_open_files;
   launch.limits.output_bytes = std::max<std::size_t>(launch.limits.output_bytes, 1u << 20);  // ncu's own lines
-  run.limits = launch.limits;
-  run.report = report_dir / "counters.ncu-rep";
-  run.worker = std::make_unique<Worker>(launch, "profiled-candidate", WorkerCode::submission);
+
+  std::string failed;
+  std::string printed;
+  try {
+    Worker worker(launch, "profiled-candidate", WorkerCode::submission);
+    std::vector<std::string> variants;
+    std::vector<Array> outputs;
+    double seconds = 0;
+    const Variables params = case_params(item.params, machine_);
+    const std::uint64_t seed = inputs_seed(params);
+    if (!worker.hello(variants, profiler_start_seconds) || !worker.setup(params, seed, {}, judge_timeout()) ||
+        !worker.run(item.variant, launch.limits.wall_seconds, outputs, seconds, true))
+      failed = worker.failure().details;
+    // ncu writes its report once the program has left.
+    worker.quit(std::chrono::seconds(60));
+    printed = worker.process().stdout_text() + worker.process().stderr_text();
+    if (failed.empty() && worker.process().ending().kind != Ending::Kind::exited)
+      failed = describe_ending(worker.process().ending(), launch.limits).details;
+  } catch (const std::exception& error) {
+    failed = error.what();
+  }
+  return {report_dir / "counters.ncu-rep", printed, failed};
 }
 
 }  // namespace grader::pipeline

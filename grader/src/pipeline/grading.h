@@ -108,14 +108,13 @@ class Grading {
   // after its timing, and every queued call is profiled once the last item is timed, still in the timing turn.
   void queue_counters(const PerformanceItem& item, const TestResult& test);
   void read_queued_counters();
-  // One profiled worker (counters_stage.cpp): started while the call before it is set up and profiled, so that ncu's
-  // start and the worker's are behind it when its turn comes; then its setup and its one profiled call; then its
-  // ending and ncu's report, while the next call is set up.
-  struct ProfiledRun;
-  // `median_seconds`: the timed call's, for the worker's wall limit; `waits_seconds`: how long it may wait for its turn.
-  std::unique_ptr<ProfiledRun> start_profiled_run(const NcuTool& ncu, double median_seconds, bool boxed,
-                                                  double waits_seconds);
-  void prepare_profiled_run(ProfiledRun& run, const NcuTool& ncu, double median_seconds, bool boxed, double waits_seconds);
+  // What a profiled run left: ncu's report, read back by `ncu --import` (a process of its own, CPU only).
+  struct ProfiledCall {
+    fs::path report;
+    std::string printed;  // the run's stdout and stderr: ncu's own lines
+    std::string failed;   // how the run failed, empty when it did not
+  };
+  ProfiledCall profile_call(const PerformanceItem& item, const NcuTool& ncu, double median_seconds, bool boxed);
   static std::string counted_call_key(const PerformanceItem& item);  // one profiled run per call, not per item
   bool build_sanitized();
   // The submission compiled with item_flags and the --sanitize instrumentation, linked as workdir/<name>-sanitized.

@@ -91,7 +91,9 @@ void Grading::measure(const PerformanceItem& item, TestResult& test) {
   // Pooling narrows an interval about as 1/sqrt(pairs): where no straddling item's interval could leave its
   // thresholds even with the pairs the budget left would add (score_item.h, pooling_may_decide), measuring again would
   // only spend the budget to end within noise, and the rule for that applies now as it would at the budget's end. Lab
-  // 1's mid-tier copies, whose bandwidth sat within 1% of its 0.55 tier, spent the whole 10 s to end so.
+  // 1's mid-tier copies, whose bandwidth sat within 1% of its 0.55 tier, spent the whole 10 s to end so. The model
+  // trusts the first measurement's interval, which a few unlucky rounds can make too wide or too narrow: one
+  // measurement again is always taken, and the model decides only whether to go on.
   const double budget = spec_.timing.noise_retry_seconds;
   const auto retries_began = steady::now();
   const auto may_decide = [&] {
@@ -112,7 +114,7 @@ void Grading::measure(const PerformanceItem& item, TestResult& test) {
   };
   const auto ceilings = roofline_ceilings(item, scope, spec_.gpu, calibration_);
   bool measured_again = false;
-  for (int retry = 1; (disturbed.measure_again || (straddles() && may_decide())) && seconds_since(retries_began) < budget;
+  for (int retry = 1; (disturbed.measure_again || (straddles() && (retry == 1 || may_decide()))) && seconds_since(retries_began) < budget;
        ++retry) {
     measured_again = true;
     // The compare rows earn nothing, and the first measurement's are the report's: a measurement again that is

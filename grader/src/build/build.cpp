@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "build/build_inputs.h"
+#include "build/commands.h"
 #include "core/tool.h"
 #include "core/unique_name.h"
 #include "data/sha256.h"
@@ -48,12 +49,6 @@ class BuildLock {
   int fd_;
 };
 
-// Student code gets a bounded compile: a template bomb is a build error, not a hung grader.
-constexpr double student_compile_seconds = 90;
-constexpr double lab_compile_seconds = 600;
-
-bool is_cuda_source(const fs::path& path) { return path.extension() == ".cu"; }
-
 std::string read_file(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   std::stringstream text;
@@ -63,140 +58,6 @@ std::string read_file(const fs::path& path) {
 
 std::string hash_text(const std::string& text) {
   return sha256_hex(std::span(reinterpret_cast<const std::byte*>(text.data()), text.size()));
-}
-
-// Every function and loop of the C++ compiler's lab code (the student's files, the harness, the judge) starts on a
-// 64-byte boundary. Where a hot loop starts within the CPU's 64-byte fetch and op-cache lines moves its speed by
-// a third on an AMD EPYC (Zen 3): lab 3's judge and a submission running the same i-k-j loop read 1.09 to 1.27x
-// apart in one build of the lab, and 0.99 to 1.04x in another that differed from it only by an unused file in
-// the lab kit, so a yardstick timed in the judge's binary handed serial code scaling points. With these flags the
-// same pair read 0.78 to 1.01x in both builds. Before the lab's flags, so a lab may still choose otherwise.
-// nvcc's host code is left as it is: a CUDA lab times its kernels, not host loops.
-const std::vector<std::string> aligned_code_flags = {"-falign-functions=64", "-falign-loops=64"};
-
-// Line tables (and no more debug information): the report's listing shows each instruction of the hot loop under
-// the source line it came from (objdump -l, inspect/look.h). GCC's -g never changes the code it generates, so the
-// code the grader times and the facts it reads are the same; test_inspect_cpu proves it on lab 1's reference. Before
-// the lab's flags, so a lab may still choose otherwise (-g0).
-const std::vector<std::string> line_table_flags = {"-g1"};
-
-// One compiler command line for `source`: nvcc for .cu files, the C++ compiler otherwise. The lab kit's
-// runtime is always plain C++ with its own fixed flags: it is the grader's code, not the lab's. `includes`: the lab's
-// headers, then the lab kit's.
-std::vector<std::string> compile_command(const Environment& env, const LabSpec& spec, const std::string& gpu_arch,
-                                         const fs::path& source, const fs::path& object, bool lab_flags,
-                                         const std::vector<fs::path>& includes,
-                                         const std::vector<std::string>& extra_flags = {}) {
-  std::vector<std::string> argv;
-  if (is_cuda_source(source)) {
-    argv = {*env.nvcc, "-std=c++20", "-arch=" + gpu_arch};
-  } else {
-    argv = {env.cxx, "-std=c++20"};
-  }
-  if (lab_flags) {
-    if (!is_cuda_source(source)) {
-      argv.insert(argv.end(), aligned_code_flags.begin(), aligned_code_flags.end());
-      argv.insert(argv.end(), line_table_flags.begin(), line_table_flags.end());
-    }
-    argv.insert(argv.end(), spec.build.flags.begin(), spec.build.flags.end());
-    argv.insert(argv.end(), extra_flags.begin(), extra_flags.end());  // later flags win: -fno-gcse after -O2
-  } else {
-    argv.push_back("-O2");
-  }
-  for (const auto& folder : includes) argv.push_back("-I" + folder.string());
-  argv.insert(argv.end(), {"-c", source.string(), "-o", object.string()});
-  return argv;
-}
-
-// Who an executable is for: the judge gets the lab's judge-only libraries (cuBLAS for its yardstick), the
-// candidate gets the syscall filter instead (run/syscall_filter.h) and none of those libraries.
-enum class Side { judge, candidate };
-
-// The start-up object that installs the syscall filter before main, and libseccomp (the build inputs' copies). The
-// archive holds one object per kind of lab (grader/filter/); the linker takes the one whose symbol it is told to keep.
-std::vector<std::string> filter_link_flags(const LabSpec& spec, bool nvcc, const BuildInputs& inputs) {
-  if (inputs.filter_library.empty()) return {};
-  const char* start_object = nvcc                      ? "grader_syscall_filter_cuda"
-                             : lab_allows_threads(spec) ? "grader_syscall_filter_threads"
-                                                        : "grader_syscall_filter_no_threads";
-  const std::string keep = std::string("--undefined=") + start_object;
-  // libseccomp itself: its static archive where the build put one beside the filter's, else the shared library.
-  const std::string seccomp = inputs.seccomp_archive.empty() ? "-lseccomp" : inputs.seccomp_archive.string();
-  if (nvcc) return {"-Xlinker", keep, inputs.filter_library.string(), seccomp};
-  return {"-Wl," + keep, inputs.filter_library.string(), seccomp};
-}
-
-// `inputs`: the candidate's, for its syscall filter; the judge has none.
-std::vector<std::string> link_command(const Environment& env, const LabSpec& spec, const std::string& gpu_arch,
-                                      const std::vector<fs::path>& objects, const fs::path& executable, Side side,
-                                      const BuildInputs* inputs = nullptr) {
-  std::vector<std::string> argv;
-  if (spec.build.language == "cuda") {
-    // An rpath to the toolkit's libraries: workers run with a clean environment, without LD_LIBRARY_PATH,
-    // and must still find cuBLAS.
-    const fs::path toolkit_lib = fs::path(*env.nvcc).parent_path().parent_path() / "lib64";
-    argv = {*env.nvcc, "-arch=" + gpu_arch, "-Xlinker", "-rpath=" + toolkit_lib.string()};
-  } else {
-    argv = {env.cxx};
-    argv.insert(argv.end(), spec.build.flags.begin(), spec.build.flags.end());
-  }
-  for (const auto& object : objects) argv.push_back(object.string());
-  argv.insert(argv.end(), spec.build.link_flags.begin(), spec.build.link_flags.end());
-  if (side == Side::judge) {
-    argv.insert(argv.end(), spec.build.judge_link_flags.begin(), spec.build.judge_link_flags.end());
-  } else {
-    const auto filter = filter_link_flags(spec, spec.build.language == "cuda", *inputs);
-    argv.insert(argv.end(), filter.begin(), filter.end());
-    // Every library call resolved before main and its table made read-only (full RELRO): student code cannot
-    // redirect a call of the harness's (clock_gettime, say) by writing over its GOT slot.
-    if (spec.build.language == "cuda") argv.insert(argv.end(), {"-Xlinker", "-z", "-Xlinker", "now"});
-    else argv.push_back("-Wl,-z,now");
-  }
-  argv.insert(argv.end(), {"-o", executable.string()});
-  return argv;
-}
-
-// Runs one compile or link; appends the command and what the tool said to `log`.
-bool run_step(const std::vector<std::string>& argv, const fs::path& cwd, const ToolOptions& options, std::string& log) {
-  ToolResult result = run_tool(argv, cwd, options);
-  log += "$ " + quote_command(argv) + "\n" + result.output;
-  if (result.timed_out)
-    log += "(stopped: the compiler ran past " + std::to_string(static_cast<int>(options.timeout_seconds)) + " s)\n";
-  return result.ok();
-}
-
-ToolOptions lab_build_tool() {
-  ToolOptions options;
-  options.timeout_seconds = lab_compile_seconds;
-  options.output_cap = 256 * 1024;
-  return options;
-}
-
-// `text` with every staff folder's prefix taken off: the lab's headers read "matvec.h", the lab kit's
-// "labkit/...", the work directory's files "src/matvec.cpp". Longest prefix first, so nested folders map right.
-std::string without_staff_paths(std::string text, std::vector<fs::path> folders) {
-  std::vector<std::string> prefixes;
-  for (const auto& folder : folders)
-    if (!folder.empty()) prefixes.push_back(folder.lexically_normal().string() + (folder.has_filename() ? "/" : ""));
-  std::sort(prefixes.begin(), prefixes.end(), [](const auto& a, const auto& b) { return a.size() > b.size(); });
-  for (const auto& prefix : prefixes)
-    for (auto at = text.find(prefix); at != std::string::npos; at = text.find(prefix, at)) text.erase(at, prefix.size());
-  return text;
-}
-
-// A student's compile or link, as the build user writing into `output_folder` (build/build_inputs.h): the compiler's
-// words, with the student's own file names, go to `log`, which students and TAs read; the command line (the
-// sandbox's, full of staff paths) goes only to `commands`, which stays in the work directory (--keep-workdir keeps it).
-bool run_student_step(const std::vector<std::string>& argv, const fs::path& workdir, const fs::path& output_folder,
-                      std::vector<fs::path> staff, CandidateBuild& build) {
-  std::string output;
-  const bool ok = run_step(argv, workdir, student_build_tool(student_compile_seconds, output_folder), output);
-  const auto inputs = build_input_folders(workdir);
-  staff.insert(staff.end(), inputs.begin(), inputs.end());
-  const auto command_end = output.find('\n');
-  std::ofstream(workdir / "build-commands.log", std::ios::app) << output.substr(0, command_end + 1);
-  build.log += without_staff_paths(output.substr(command_end + 1), staff);
-  return ok;
 }
 
 }  // namespace
@@ -290,7 +151,7 @@ fs::path shared_labkit_objects(const Environment& env, const LabSpec& spec, cons
                                          {env.labkit_include()});
     compiles.push_back(std::async(std::launch::async, [command, staging] {
       std::string said;
-      const bool ok = run_step(command, staging, lab_build_tool(), said);
+      const bool ok = run_build_step(command, staging, lab_build_tool(), said);
       return std::make_pair(ok, said);
     }));
   }
@@ -390,7 +251,7 @@ LabBuild build_lab(const Environment& env, const LabSpec& spec) {
                                          step.lab_flags, {spec.dir, env.labkit_include()});
     step.done = std::async(std::launch::async, [command, staging] {
       std::string said;
-      const bool ok = run_step(command, staging, lab_build_tool(), said);
+      const bool ok = run_build_step(command, staging, lab_build_tool(), said);
       return std::make_pair(ok, said);
     });
   }
@@ -416,7 +277,7 @@ LabBuild build_lab(const Environment& env, const LabSpec& spec) {
 
   std::vector<fs::path> judge_objects = lab.harness_objects;
   judge_objects.insert(judge_objects.end(), lab.baseline_objects.begin(), lab.baseline_objects.end());
-  if (!run_step(link_command(env, spec, lab.gpu_arch, judge_objects, staging / "judge", Side::judge), staging,
+  if (!run_build_step(link_command(env, spec, lab.gpu_arch, judge_objects, staging / "judge", LinkSide::judge), staging,
                 lab_build_tool(), log))
     throw LabBuildError("the lab's judge does not link", log);
   std::ofstream(staging / "build.log") << log;
@@ -507,7 +368,7 @@ void link_candidate(const Environment& env, const LabSpec& spec, const LabBuild&
   std::vector<fs::path> all = inputs.harness_objects;
   all.insert(all.end(), build.student_objects.begin(), build.student_objects.end());
   const fs::path linked = objects / name;
-  std::vector<std::string> command = link_command(env, spec, lab.gpu_arch, all, linked, Side::candidate, &inputs);
+  std::vector<std::string> command = link_command(env, spec, lab.gpu_arch, all, linked, LinkSide::candidate, &inputs);
   command.insert(command.begin() + 1, extra_flags.begin(), extra_flags.end());
   std::vector<std::string> argv = Sandbox::get().wrapper(workdir, workdir, {}, false);
   argv.insert(argv.end(), command.begin(), command.end());

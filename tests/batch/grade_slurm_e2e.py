@@ -304,7 +304,15 @@ def cancel_running_job(ctx, folder):
     check(proc.returncode == 130, "exit %d after Ctrl-C, expected 130" % proc.returncode)
     job = job_id(err)
     check("job %s cancelled (Ctrl-C): nothing was graded; your files are untouched" % job in err, "Ctrl-C not named")
-    squeue = subprocess.run(["squeue", "--noheader", "--jobs", job], capture_output=True, text=True, env=ctx.env())
+    # A cancelled job may still show as completing (CG) while slurmd tears it down, which takes seconds on a loaded
+    # machine (seen beside instructor.release's compile): it must leave the queue, not still run, within 30 s.
+    deadline = time.monotonic() + 30
+    while True:
+        squeue = subprocess.run(["squeue", "--noheader", "--jobs", job], capture_output=True, text=True, env=ctx.env())
+        leaving = squeue.stdout.split()[4:5] == ["CG"]
+        if not leaving or time.monotonic() > deadline:
+            break
+        time.sleep(0.5)
     check(squeue.stdout.strip() == "", "job %s still in squeue: %r" % (job, squeue.stdout))
     state = subprocess.run(["scontrol", "--oneliner", "show", "job", job], capture_output=True, text=True, env=ctx.env())
     check("JobState=CANCELLED" in state.stdout, "job %s is not CANCELLED: %r" % (job, state.stdout))

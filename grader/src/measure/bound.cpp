@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "measure/statistics.h"
+
 namespace grader {
 
 bool time_bound(TimedSides& sides, Measurement& m, std::optional<Timing>& bound) {
@@ -39,6 +41,27 @@ bool time_bound(TimedSides& sides, Measurement& m, std::optional<Timing>& bound)
     }
   }
   m.spent.bound = measure_seconds_since(bound_began);
+  return true;
+}
+
+bool time_bound_again(TimedSides& sides, Measurement& m, Timing& bound) {
+  const PerformanceItem& item = sides.item;
+  MeasureContext& context = sides.context;
+  const auto& timing = context.spec.timing;
+  const auto began = measure_clock::now();
+  context.progress("bound", "performance: " + item.name + ": timing the judge's " + item.bound + " again");
+  TimedCalls calls;
+  if (!sides.timed(sides.judge, sides.fresh.next(item.bound, timing.warmup + timing.min_reps), timing.warmup,
+                   timing.min_reps, false, calls))
+    return sides.fail(Verdict::internal_error, "the judge's " + item.bound + " failed: " + sides.judge.failure().details);
+  m.spent.bound += measure_seconds_since(began);
+  if (calls.seconds.empty() || summarize(calls.seconds).median >= summarize(bound.seconds).median) return true;
+  bound.seconds = calls.seconds;
+  if (context.bounds_timed != nullptr) {
+    std::string bound_key = item.bound;
+    for (const auto& [name, value] : sides.in.params) bound_key += " " + name + "=" + measure_shown(value);
+    (*context.bounds_timed)[bound_key] = bound;
+  }
   return true;
 }
 

@@ -6,9 +6,19 @@
 
 namespace grader {
 
+namespace {
+
+// What a bound is remembered by for the grading's other items (MeasureContext::bounds_timed): its variant and inputs.
+std::string bound_key(const TimedSides& sides) {
+  std::string key = sides.item.bound;
+  for (const auto& [name, value] : sides.in.params) key += " " + name + "=" + measure_shown(value);
+  return key;
+}
+
+}  // namespace
+
 bool time_bound(TimedSides& sides, Measurement& m, std::optional<Timing>& bound) {
   const PerformanceItem& item = sides.item;
-  const Variables& params = sides.in.params;
   MeasureContext& context = sides.context;
   FreshCalls& fresh = sides.fresh;
   Worker& j = sides.judge;
@@ -22,10 +32,9 @@ bool time_bound(TimedSides& sides, Measurement& m, std::optional<Timing>& bound)
     } else {
       for (const auto& t : m.compare)
         if (t.label == "judge " + item.bound && !t.seconds.empty()) bound = t;
-      std::string bound_key = item.bound;
-      for (const auto& [name, value] : params) bound_key += " " + name + "=" + measure_shown(value);
+      const std::string key = bound_key(sides);
       if (!bound && context.bounds_timed != nullptr) {
-        if (const auto earlier = context.bounds_timed->find(bound_key); earlier != context.bounds_timed->end())
+        if (const auto earlier = context.bounds_timed->find(key); earlier != context.bounds_timed->end())
           bound = earlier->second;
       }
       if (!bound) {
@@ -36,7 +45,7 @@ bool time_bound(TimedSides& sides, Measurement& m, std::optional<Timing>& bound)
         bound = Timing{};
         bound->label = "judge " + item.bound;
         bound->seconds = calls.seconds;
-        if (context.bounds_timed != nullptr) (*context.bounds_timed)[bound_key] = *bound;
+        if (context.bounds_timed != nullptr) (*context.bounds_timed)[key] = *bound;
       }
     }
   }
@@ -57,11 +66,7 @@ bool time_bound_again(TimedSides& sides, Measurement& m, Timing& bound) {
   m.spent.bound += measure_seconds_since(began);
   if (calls.seconds.empty() || summarize(calls.seconds).median >= summarize(bound.seconds).median) return true;
   bound.seconds = calls.seconds;
-  if (context.bounds_timed != nullptr) {
-    std::string bound_key = item.bound;
-    for (const auto& [name, value] : sides.in.params) bound_key += " " + name + "=" + measure_shown(value);
-    (*context.bounds_timed)[bound_key] = bound;
-  }
+  if (context.bounds_timed != nullptr) (*context.bounds_timed)[bound_key(sides)] = bound;
   return true;
 }
 

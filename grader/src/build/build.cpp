@@ -176,7 +176,9 @@ fs::path shared_labkit_objects(const Environment& env, const LabSpec& spec, cons
 
 }  // namespace
 
-std::string detect_gpu_arch() {
+namespace {
+
+std::string query_gpu_arch() {
   auto smi = find_on_path("nvidia-smi");
   if (!smi) return "";
   ToolResult result = run_tool({*smi, "--query-gpu=compute_cap", "--format=csv,noheader"}, ".", 30);
@@ -187,6 +189,15 @@ std::string detect_gpu_arch() {
     if (std::isdigit(static_cast<unsigned char>(c))) cap.push_back(c);
   }
   return cap.empty() ? "" : "sm_" + cap;
+}
+
+}  // namespace
+
+// Asked once per process: nvidia-smi takes a tenth of a second or more, a GPU grading asked up to three times (the
+// build, the calibration's check, the GPU claim), and the machine's GPUs do not change while a grader runs.
+std::string detect_gpu_arch() {
+  static const std::string arch = query_gpu_arch();
+  return arch;
 }
 
 LabBuild build_lab(const Environment& env, const LabSpec& spec) {

@@ -81,7 +81,8 @@ void link_candidate(const Environment& env, const LabSpec& spec, const LabBuild&
 std::vector<std::string> build_flag_macro_changes(const Environment& env, const LabSpec& spec,
                                                   const std::vector<std::string>& extra_flags);
 
-// The compute capability of the first CUDA GPU ("sm_90"), or empty when none answers.
+// The compute capability of the first CUDA GPU ("sm_90"), or empty when none answers; nvidia-smi is asked once a
+// process.
 std::string detect_gpu_arch();
 
 }  // namespace grader

@@ -23,7 +23,7 @@ void matmul_blocked(const double* a, const double* b, double* c, std::int64_t m,
       for (std::int64_t j = 0; j < n; ++j) c[i * n + j] += a[i * k + p] * b[p * n + j];
 }
 
-// TODO(register): the function the main performance items time, at 2048 x 2048 x 2048. Start from your
+// TODO(register): the function the main performance items time, at 1024 x 2048 x 2048. Start from your
 // blocked version; then compute C in small tiles (for example 4 rows x 8 columns) whose 32 sums live in
 // local variables (registers) for the whole run over p, loading each A and B value once per tile instead
 // of once per multiply-add. Handle the tiles at the right and bottom edges, where fewer than 4 rows or 8

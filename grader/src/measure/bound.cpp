@@ -1,6 +1,8 @@
 #include "measure/bound.h"
 
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "measure/statistics.h"
 
@@ -67,6 +69,35 @@ bool time_bound_again(TimedSides& sides, Measurement& m, Timing& bound) {
   if (calls.seconds.empty() || summarize(calls.seconds).median >= summarize(bound.seconds).median) return true;
   bound.seconds = calls.seconds;
   if (context.bounds_timed != nullptr) (*context.bounds_timed)[bound_key(sides)] = bound;
+  return true;
+}
+
+bool bound_paced_by_baseline(TimedSides& sides, Measurement& m, std::optional<double>& paced) {
+  paced.reset();
+  const PerformanceItem& item = sides.item;
+  MeasureContext& context = sides.context;
+  const auto& timing = context.spec.timing;
+  if (sides.baseline_is_candidate_code || sides.baseline == nullptr || sides.baseline_variant == item.bound ||
+      m.baseline.seconds.empty())
+    return true;
+  const auto began = measure_clock::now();
+  context.progress("bound", "performance: " + item.name + ": timing the judge's " + item.bound + " beside its " +
+                                sides.baseline_variant);
+  std::vector<double> ratios;
+  for (int pair = 0; pair < timing.min_reps; ++pair) {
+    TimedCalls bound_calls, baseline_calls;
+    if (!sides.timed(sides.judge, sides.fresh.next(item.bound, timing.warmup + 1), timing.warmup, 1, false, bound_calls))
+      return sides.fail(Verdict::internal_error, "the judge's " + item.bound + " failed: " + sides.judge.failure().details);
+    if (!sides.timed(*sides.baseline, sides.fresh.next(sides.baseline_variant, timing.warmup + 1), timing.warmup, 1,
+                     false, baseline_calls))
+      return sides.fail(Verdict::internal_error,
+                        "the judge's " + sides.baseline_variant + " failed: " + sides.baseline->failure().details);
+    if (bound_calls.seconds.empty() || baseline_calls.seconds.empty() || !(baseline_calls.seconds.back() > 0)) continue;
+    ratios.push_back(bound_calls.seconds.back() / baseline_calls.seconds.back());
+  }
+  m.spent.bound += measure_seconds_since(began);
+  if (ratios.empty()) return true;
+  paced = summarize(ratios).median * summarize(m.baseline.seconds).median;
   return true;
 }
 

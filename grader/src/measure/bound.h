@@ -20,4 +20,13 @@ bool time_bound(TimedSides& sides, Measurement& m, std::optional<Timing>& bound)
 // (MeasureContext::bounds_timed). False: the judge failed on it (`sides.failure`).
 bool time_bound_again(TimedSides& sides, Measurement& m, Timing& bound);
 
+// The bound's time as it would have read during the rounds, for the accusation only (`paced`; unset where the
+// baseline is the submission's code or the bound itself). The judge's bound and the judge's baseline are timed in
+// alternation, call after call, so each pair shares its moment and their ratio holds whatever load comes and goes;
+// the baseline's median in the rounds, where it alternated with the candidate's calls, carries that ratio to the
+// rounds' moment. A busy spell over both timings of the bound alone (0.45 s of lab 1's read_a, on a 2-vCPU machine
+// grading a class) no longer makes honest code look twice as fast as reading its input. Only the judge's code runs:
+// a submission cannot slow or speed either side. False: the judge failed (`sides.failure`).
+bool bound_paced_by_baseline(TimedSides& sides, Measurement& m, std::optional<double>& paced);
+
 }  // namespace grader

@@ -14,6 +14,7 @@ it is well under 1, the cores sat idle while one student was timed.
     python3 bench/class_throughput.py                                    # build/bin/grader, lab1, 10 students
     python3 bench/class_throughput.py --lab lab1 --students 20 --jobs 16 --grader .carry/bin/grader
     python3 bench/class_throughput.py --old-grader OLD --old-root OLD_ROOT   # an older grader first, same class
+    python3 bench/class_throughput.py --old-grader OLD --old-root OLD_ROOT --repeat 4   # interleaved, medians
 
 On a machine shared with other work, compare graders within one run: absolute seconds move with the load. Standard
 library only.
@@ -104,7 +105,8 @@ def describe(label, seconds, reports, students):
                                                       sum(s[1] for s in students), statistics.median(s[2] for s in students),
                                                       scores_of_kind[0], scores_of_kind[-1]))
     return {"seconds": round(seconds, 1), "graded": len(reports), "timing_seconds": round(timing, 1),
-            "work_seconds": round(work, 1)}
+            "work_seconds": round(work, 1),
+            "kind_timing": {kind: round(statistics.median(s[0] for s in students), 2) for kind, students in by_kind.items()}}
 
 
 def main():
@@ -116,6 +118,9 @@ def main():
     parser.add_argument("--students", type=int, default=10)
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     parser.add_argument("--out", default="/tmp/class-throughput")
+    parser.add_argument("--repeat", type=int, default=1,
+                        help="grade the class this many times with each grader, interleaved (old, new, new, old, ...), "
+                             "and print the medians: on a shared machine the load moves between runs")
     args = parser.parse_args()
 
     print("cpu: %s x %d" % (next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")),
@@ -126,13 +131,27 @@ def main():
     if args.old_grader:
         sides.append(("old", os.path.abspath(args.old_grader), os.path.abspath(args.old_root or ROOT)))
     sides.append(("new", os.path.abspath(args.grader), ROOT))
-    summary = {}
-    for name, grader, root in sides:
-        seconds, reports = grade_class(grader, root, args.lab, submissions, os.path.join(args.out, name), args.jobs,
-                                       os.path.join(args.out, "cache-" + name))
-        summary[name] = describe(name, seconds, reports, args.students)
-    if len(sides) == 2 and summary["old"]["seconds"]:
-        print("new/old wall time: %.2f" % (summary["new"]["seconds"] / summary["old"]["seconds"]))
+    runs = {name: [] for name, _, _ in sides}
+    for repeat in range(args.repeat):
+        # Old first in odd runs, new first in even ones: neither grader always meets the same part of the load.
+        for name, grader, root in (sides if repeat % 2 == 0 else sides[::-1]):
+            seconds, reports = grade_class(grader, root, args.lab, submissions, os.path.join(args.out, name), args.jobs,
+                                           os.path.join(args.out, "cache-" + name))
+            runs[name].append(describe(name, seconds, reports, args.students))
+    summary = {name: results[-1] for name, results in runs.items()}
+    if args.repeat > 1:
+        for name, results in runs.items():
+            kinds = sorted(results[0]["kind_timing"])
+            print("%s, median of %d runs: wall %.1f s (runs: %s); timing per student, medians of the runs' medians: %s" %
+                  (name, len(results), statistics.median(r["seconds"] for r in results),
+                   ", ".join("%.1f" % r["seconds"] for r in results),
+                   ", ".join("%s %.2f s" % (kind, statistics.median(r["kind_timing"][kind] for r in results))
+                             for kind in kinds)))
+            summary[name] = {"runs": results, "median_seconds": statistics.median(r["seconds"] for r in results)}
+    if len(sides) == 2:
+        old = statistics.median(r["seconds"] for r in runs["old"])
+        if old:
+            print("new/old wall time (medians): %.2f" % (statistics.median(r["seconds"] for r in runs["new"]) / old))
     with open(os.path.join(args.out, "summary.json"), "w") as f:
         json.dump(summary, f, indent=2)
     return 0

@@ -10,7 +10,7 @@ Registered into e2e.py's CHECKS by checks(e2e), like e2e_steps.py.
                         whose skeleton is the honest submission (it earns the honest item's points every time) and
                         whose copy of lab.toml swaps the lying item for one whose top tier is out of every reach (1000x):
                         the reference falls short on that item alone and the skeleton, the same code, earns points on
-                        both, so it is graded a second time, and that second grading times only the items in question,
+                        both, so each is graded a second time, and that second grading times only the items in question,
                         one at a time (cmd_selftest.cpp, grade_again_when_quiet), read from --verbose's progress lines.
                         Both problems are still named.
 """
@@ -102,8 +102,11 @@ def check_selftest_regrades_alone(e2e, grader, args):
               "the skeleton's points in two gradings are not named:\n" + problems)
     runs = gradings(run.stderr)
     print("gradings: %r" % [(os.path.basename(os.path.dirname(folder)), sorted(items)) for folder, items in runs])
+    reference = [items for folder, items in runs if os.path.basename(os.path.dirname(folder)) == "reference"]
     skeleton = [items for folder, items in runs if os.path.basename(os.path.dirname(folder)) == "skeletons"]
     both = {honest_item, OUT_OF_REACH}
+    e2e.check(reference == [both, {OUT_OF_REACH}], "the reference's gradings timed %r, expected both items and then "
+              "the one short of full marks alone" % reference)
     # The skeleton, the same code, earns the first tier of the other item too: each is graded again, alone.
     e2e.check(skeleton == [both, {honest_item}, {OUT_OF_REACH}], "the skeleton's gradings timed %r, expected both "
               "items and then each that earned points alone" % skeleton)

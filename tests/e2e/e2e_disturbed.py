@@ -9,6 +9,12 @@ checks(e2e), like e2e_replay.py. Both grade tests/submissions/lab90-trust/honest
                           lower-triangular scaling: 20.4 ms reported, 41.5 ms seen from outside. The same item
                           must not read as disturbed: its baseline process, sandboxed and killed at the end, is the
                           grader's own work, though the kernel never hands its CPU time back.
+    slow-bound            an honest item with a `bound` (lab90's read_x) whose first twelve calls in the judge spin
+                          200 ms more: both timings of the bound alone, the first and the one taken again before an
+                          accusation, as one busy spell covered both of lab 1's read_a in a class graded two at a
+                          time ("measured 2.06 times faster than the judge read_a"). The bound timed beside the
+                          judge's baseline must clear it. The same item with every call of the bound slowed stays
+                          SUSPECT: that check is no blanket pardon.
     disturbed-then-quiet  programs spin, two per core, from the moment the honest item's measurement begins until the
                           grader says that measurement was disturbed: the item is measured again, the disturbed
                           measurement is thrown away rather than averaged in, and the report carries no busy warning.
@@ -71,6 +77,54 @@ def check_heavy_harness(e2e, grader, args):
     # measurement disturbed on a quiet machine.
     e2e.check(not any(e2e.BUSY_WARNING in w for w in report.get("warnings", [])),
               "the grader's own baseline process was taken for another program: %r" % report.get("warnings"))
+
+
+SLOW_BOUND_ITEM = "bound slowed at first"
+SLOW_BOUND_ALWAYS_ITEM = "bound slowed always"
+# lab90's [timing] has warmup 1 and min_reps 5: the bound's first timing and its timing again are 12 calls.
+SLOW_BOUND_TOML = """
+[[performance]]
+name = "%s"
+variant = "eval"
+params = { n = 524288, bound_spin_ms = 200, bound_slow_calls = 12 }
+bound = "read_x"
+flops = "96*n"
+metric = "speedup"
+tiers = [ { at = 0.25, points = 10 } ]
+
+[[performance]]
+name = "%s"
+variant = "eval"
+params = { n = 524288, bound_spin_ms = 200, bound_slow_calls = 1000000 }
+bound = "read_x"
+flops = "96*n"
+metric = "speedup"
+tiers = [ { at = 0.25, points = 10 } ]
+""" % (SLOW_BOUND_ITEM, SLOW_BOUND_ALWAYS_ITEM)
+
+
+def check_slow_bound(e2e, grader, args):
+    submission = os.path.join(args.root, "tests", "submissions", e2e.TRUST_LAB, "honest")
+    with e2e.trust_root(args) as root:
+        with open(os.path.join(root, "labs", e2e.TRUST_LAB, "lab.toml"), "a") as spec:
+            spec.write(SLOW_BOUND_TOML)
+        # Each item in a grading of its own: a judge process of its own, so each starts its count of bound calls.
+        cleared = grader.run("grade", "lab90", "--submission", submission, "--only", SLOW_BOUND_ITEM, "--format",
+                             "json", root=root).json()
+        accused = grader.run("grade", "lab90", "--submission", submission, "--only", SLOW_BOUND_ALWAYS_ITEM,
+                             "--format", "json", root=root).json()
+    item = e2e.tests_by_name(cleared)[SLOW_BOUND_ITEM]
+    print("seed %s; %s: %s, %r points (%s)" % (cleared.get("seed"), SLOW_BOUND_ITEM, item["status"], item["score"],
+                                              item["details"]))
+    e2e.check(item["status"] == "passed" and item["score"] == 10, "the honest item is %r with %r points (%s): a bound "
+              "slowed through both of its own timings made it look too fast" % (item["status"], item["score"],
+                                                                               item["details"]))
+    always = e2e.tests_by_name(accused)[SLOW_BOUND_ALWAYS_ITEM]
+    print("seed %s; %s: %s, %r points (%s)" % (accused.get("seed"), SLOW_BOUND_ALWAYS_ITEM, always["status"],
+                                              always["score"], always["details"]))
+    e2e.check(always["status"] == "suspect" and "times faster than the judge read_x" in always["details"],
+              "with every call of the bound slowed the item is %r (%s), expected SUSPECT against read_x" %
+              (always["status"], always["details"]))
 
 
 def grade_watching_progress(grader, root, submission, item, on_line):
@@ -151,4 +205,5 @@ def checks(e2e):
     return {
         "trust-heavy-harness": lambda grader, args: check_heavy_harness(e2e, grader, args),
         "disturbed-then-quiet": lambda grader, args: check_disturbed_then_quiet(e2e, grader, args),
+        "slow-bound": lambda grader, args: check_slow_bound(e2e, grader, args),
     }

@@ -11,6 +11,9 @@
 //     more in the candidate's process only, as a shared host did to lab 3's fresh inputs (the same copies, half as
 //     fast again in one process as in the other): the grader measures the share on the judge, and such a
 //     difference must not read as a lie.
+//   - `read_x` is a bound (lab.toml's `bound`): it reads x once. `bound_slow_calls = N` with `bound_spin_ms = M`
+//     makes the judge's first N calls of it spin M ms more, as a busy spell over the bound's own timings would
+//     (e2e_disturbed.py: an honest item must not be called too fast against a bound that a busy moment slowed).
 //   - x and y are never freed. Submissions of this lab leave threads running on them after the call returns;
 //     freed under such a thread, they would crash the worker at the next setup and hide the verdict under test.
 #include <labkit/labkit.h>
@@ -31,6 +34,9 @@ namespace {
 // few tens of MB at most.
 std::vector<double>& kept_vector() { return *new std::vector<double>(); }
 
+// The judge's read_x calls so far in this process, whatever problems it set up: the busy spell is the process's.
+std::int64_t judge_bound_calls = 0;
+
 struct Trust : labkit::Problem {
   std::int64_t n = 0;
   bool lie = false;
@@ -38,13 +44,18 @@ struct Trust : labkit::Problem {
   std::vector<double>& x = kept_vector();
   std::vector<double>& y = kept_vector();
 
-  std::vector<std::string> variants() const override { return {"eval"}; }
+  double bound_spin_seconds = 0;
+  std::int64_t bound_slow_calls = 0;
+
+  std::vector<std::string> variants() const override { return {"eval", "read_x"}; }
 
   void setup(labkit::Case& c) override {
     n = c.params.integer("n");
     lie = c.params.integer("lie", 0) != 0;
     harness_seconds = static_cast<double>(c.params.integer("harness_ms", 0)) * 1e-3;
     if (lab90_judge_marker == nullptr) harness_seconds += static_cast<double>(c.params.integer("candidate_harness_ms", 0)) * 1e-3;
+    bound_spin_seconds = static_cast<double>(c.params.integer("bound_spin_ms", 0)) * 1e-3;
+    bound_slow_calls = c.params.integer("bound_slow_calls", 0);
     if (n < 1) throw labkit::Error("lab90 needs n >= 1, got n=" + std::to_string(n));
     // A judge told to fail: the lab's own failure at grading time, which no check of lab.toml at load can foresee
     // (tests/batch/classmates_e2e.py grades it as an internal error that must leave the student's cell empty).
@@ -54,15 +65,26 @@ struct Trust : labkit::Problem {
     y.resize(static_cast<std::size_t>(n));
   }
 
-  void poison() override {
-    labkit::poison(y);
+  static void spin(double seconds) {
     const auto began = std::chrono::steady_clock::now();
-    while (std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count() < harness_seconds) {
+    while (std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count() < seconds) {
     }
   }
 
+  void poison() override {
+    labkit::poison(y);
+    spin(harness_seconds);
+  }
+
   void run(std::string_view variant) override {
-    if (variant != "eval") throw labkit::Error("lab90 has no variant '" + std::string(variant) + "' (eval)");
+    if (variant == "read_x") {
+      double sum = 0;
+      for (std::int64_t i = 0; i < n; ++i) sum += x[static_cast<std::size_t>(i)];
+      y[0] = sum;
+      if (lab90_judge_marker != nullptr && judge_bound_calls++ < bound_slow_calls) spin(bound_spin_seconds);
+      return;
+    }
+    if (variant != "eval") throw labkit::Error("lab90 has no variant '" + std::string(variant) + "' (eval, read_x)");
     trust_eval(x.data(), y.data(), n);
   }
 

@@ -54,15 +54,19 @@ tiers = [ { at = 0.25, points = 10 } ]
 """ % (HEAVY_ITEM, UNEVEN_ITEM)
 
 
-def check_heavy_harness(e2e, grader, args):
+def grade_each_alone(e2e, grader, args, extra_toml, items):
+    """The honest lab90 submission graded once for each of `items` (--only: a judge process of its own each), in a
+    temporary root whose lab.toml has `extra_toml` appended. Returns the JSON reports, in order."""
     submission = os.path.join(args.root, "tests", "submissions", e2e.TRUST_LAB, "honest")
     with e2e.trust_root(args) as root:
         with open(os.path.join(root, "labs", e2e.TRUST_LAB, "lab.toml"), "a") as spec:
-            spec.write(HEAVY_ITEM_TOML)
-        report = grader.run("grade", "lab90", "--submission", submission, "--only", HEAVY_ITEM, "--format", "json",
-                            root=root).json()
-        uneven = grader.run("grade", "lab90", "--submission", submission, "--only", UNEVEN_ITEM, "--format", "json",
-                            root=root).json()
+            spec.write(extra_toml)
+        return [grader.run("grade", "lab90", "--submission", submission, "--only", item, "--format", "json",
+                           root=root).json() for item in items]
+
+
+def check_heavy_harness(e2e, grader, args):
+    report, uneven = grade_each_alone(e2e, grader, args, HEAVY_ITEM_TOML, [HEAVY_ITEM, UNEVEN_ITEM])
     for graded, name in ((report, HEAVY_ITEM), (uneven, UNEVEN_ITEM)):
         print("seed %s" % graded.get("seed"))
         item = e2e.tests_by_name(graded)[name]
@@ -104,15 +108,8 @@ tiers = [ { at = 0.25, points = 10 } ]
 
 
 def check_slow_bound(e2e, grader, args):
-    submission = os.path.join(args.root, "tests", "submissions", e2e.TRUST_LAB, "honest")
-    with e2e.trust_root(args) as root:
-        with open(os.path.join(root, "labs", e2e.TRUST_LAB, "lab.toml"), "a") as spec:
-            spec.write(SLOW_BOUND_TOML)
-        # Each item in a grading of its own: a judge process of its own, so each starts its count of bound calls.
-        cleared = grader.run("grade", "lab90", "--submission", submission, "--only", SLOW_BOUND_ITEM, "--format",
-                             "json", root=root).json()
-        accused = grader.run("grade", "lab90", "--submission", submission, "--only", SLOW_BOUND_ALWAYS_ITEM,
-                             "--format", "json", root=root).json()
+    # Each item in a grading of its own: a judge process of its own, so each starts its count of bound calls.
+    cleared, accused = grade_each_alone(e2e, grader, args, SLOW_BOUND_TOML, [SLOW_BOUND_ITEM, SLOW_BOUND_ALWAYS_ITEM])
     item = e2e.tests_by_name(cleared)[SLOW_BOUND_ITEM]
     print("seed %s; %s: %s, %r points (%s)" % (cleared.get("seed"), SLOW_BOUND_ITEM, item["status"], item["score"],
                                               item["details"]))

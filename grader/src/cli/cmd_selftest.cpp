@@ -150,12 +150,7 @@ void grade_again_when_quiet(const Environment& env, const LabSpec& spec, GradeOp
     const auto first = std::find_if(report.tests.begin(), report.tests.end(), named);
     if (graded != again.tests.end() && first != report.tests.end()) *first = *graded;
   }
-  report.score = 0;
-  report.max_score = 0;
-  for (const auto& test : report.tests) {
-    report.score += test.score;
-    report.max_score += test.max_score;
-  }
+  sum_scores(report);
 }
 
 // The names of the report's performance items short of their full points (`earning`: with any points).

@@ -1,6 +1,5 @@
 #include "measure/bound.h"
 
-#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -17,12 +16,19 @@ std::string bound_key(const TimedSides& sides) {
   return key;
 }
 
+// `reps` calls of the judge's `variant` (on `worker`, the judge or the judge's baseline) on fresh inputs, after the
+// lab's warm-up. False: the judge failed on it (`sides.failure`).
+bool time_judge(TimedSides& sides, Worker& worker, const std::string& variant, int reps, TimedCalls& calls) {
+  const int warmup = sides.context.spec.timing.warmup;
+  if (sides.timed(worker, sides.fresh.next(variant, warmup + reps), warmup, reps, false, calls)) return true;
+  return sides.fail(Verdict::internal_error, "the judge's " + variant + " failed: " + worker.failure().details);
+}
+
 }  // namespace
 
 bool time_bound(TimedSides& sides, Measurement& m, std::optional<Timing>& bound) {
   const PerformanceItem& item = sides.item;
   MeasureContext& context = sides.context;
-  FreshCalls& fresh = sides.fresh;
   Worker& j = sides.judge;
   const auto& timing = context.spec.timing;
   // Where the baseline is the bound (lab 6's transfer bound) it is that; else timed now like a compare entry.
@@ -42,8 +48,7 @@ bool time_bound(TimedSides& sides, Measurement& m, std::optional<Timing>& bound)
       if (!bound) {
         context.progress("bound", "performance: " + item.name + ": timing the judge's " + item.bound);
         TimedCalls calls;
-        if (!sides.timed(j, fresh.next(item.bound, timing.warmup + timing.min_reps), timing.warmup, timing.min_reps, false, calls))
-          return sides.fail(Verdict::internal_error, "the judge's " + item.bound + " failed: " + j.failure().details);
+        if (!time_judge(sides, j, item.bound, timing.min_reps, calls)) return false;
         bound = Timing{};
         bound->label = "judge " + item.bound;
         bound->seconds = calls.seconds;
@@ -62,9 +67,7 @@ bool time_bound_again(TimedSides& sides, Measurement& m, Timing& bound) {
   const auto began = measure_clock::now();
   context.progress("bound", "performance: " + item.name + ": timing the judge's " + item.bound + " again");
   TimedCalls calls;
-  if (!sides.timed(sides.judge, sides.fresh.next(item.bound, timing.warmup + timing.min_reps), timing.warmup,
-                   timing.min_reps, false, calls))
-    return sides.fail(Verdict::internal_error, "the judge's " + item.bound + " failed: " + sides.judge.failure().details);
+  if (!time_judge(sides, sides.judge, item.bound, timing.min_reps, calls)) return false;
   m.spent.bound += measure_seconds_since(began);
   if (calls.seconds.empty() || summarize(calls.seconds).median >= summarize(bound.seconds).median) return true;
   bound.seconds = calls.seconds;
@@ -86,12 +89,9 @@ bool bound_paced_by_baseline(TimedSides& sides, Measurement& m, std::optional<do
   std::vector<double> ratios;
   for (int pair = 0; pair < timing.min_reps; ++pair) {
     TimedCalls bound_calls, baseline_calls;
-    if (!sides.timed(sides.judge, sides.fresh.next(item.bound, timing.warmup + 1), timing.warmup, 1, false, bound_calls))
-      return sides.fail(Verdict::internal_error, "the judge's " + item.bound + " failed: " + sides.judge.failure().details);
-    if (!sides.timed(*sides.baseline, sides.fresh.next(sides.baseline_variant, timing.warmup + 1), timing.warmup, 1,
-                     false, baseline_calls))
-      return sides.fail(Verdict::internal_error,
-                        "the judge's " + sides.baseline_variant + " failed: " + sides.baseline->failure().details);
+    if (!time_judge(sides, sides.judge, item.bound, 1, bound_calls) ||
+        !time_judge(sides, *sides.baseline, sides.baseline_variant, 1, baseline_calls))
+      return false;
     if (bound_calls.seconds.empty() || baseline_calls.seconds.empty() || !(baseline_calls.seconds.back() > 0)) continue;
     ratios.push_back(bound_calls.seconds.back() / baseline_calls.seconds.back());
   }

@@ -334,12 +334,7 @@ void Grading::run() {
   report_.sanitizer_tool = options_.sanitize;
   if (!options_.sanitize.empty())
     report_.sanitizer_program = is_compiler_sanitizer(options_.sanitize) ? "GCC sanitizers" : "compute-sanitizer";
-  report_.score = 0;
-  report_.max_score = 0;
-  for (const auto& test : report_.tests) {
-    report_.score += test.score;
-    report_.max_score += test.max_score;
-  }
+  sum_scores(report_);
   // An item the grader failed on (its judge, its dataset) leaves the grade incomplete: the report as a whole is an
   // internal error, so a batch gives it no Canvas cell and lists it under "Needs a person" (docs/ta-guide.md), while
   // the other items keep what they earned for whoever reads them.

@@ -14,6 +14,15 @@ bool worth_showing(const FactRow& row) {
   return !(yours_zero && reference_zero);
 }
 
+void sum_scores(Report& report) {
+  report.score = 0;
+  report.max_score = 0;
+  for (const auto& test : report.tests) {
+    report.score += test.score;
+    report.max_score += test.max_score;
+  }
+}
+
 std::optional<double> CounterSet::ipc() const {
   if (!cycles || !instructions || *cycles <= 0) return std::nullopt;
   return *instructions / *cycles;

@@ -216,4 +216,7 @@ struct Report {
   bool all_passed() const;  // every test passed or was below_threshold, and nothing else went wrong
 };
 
+// The report's score and maximum, summed again from its tests (a grading's end; a selftest's item graded again).
+void sum_scores(Report& report);
+
 }  // namespace grader
